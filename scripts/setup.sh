@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything codectl's build, tests and demo need on a Debian 12
+# (bookworm) machine, from Debian's archive only.  Idempotent; run as root.
+#
+#  - apt sources for bookworm-backports (6.12 kernel) and trixie/sid (newer
+#    binutils, used by later test fixtures), pinned so that nothing installed
+#    from bookworm is ever upgraded from them: trixie and sid get priority 1,
+#    so only an explicit "pkg/trixie" request takes anything from there;
+#  - build tools, cmocka, sparse, dkms, qemu and busybox for the VM runner;
+#  - headers of the stock Debian kernels (6.1 bookworm, 6.12 backports);
+#    their images are unpacked into the cache by scripts/kernels.sh, never
+#    installed on the host.
+set -euo pipefail
+
+[ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
+
+export DEBIAN_FRONTEND=noninteractive
+
+src=/etc/apt/sources.list.d/codectl.sources
+if [ ! -f "$src" ]; then
+	cat >"$src" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports trixie sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+cat >/etc/apt/preferences.d/codectl <<'PIN'
+# codectl: never take anything from trixie or sid unless asked by name.
+Package: *
+Pin: release n=trixie
+Pin-Priority: 1
+
+Package: *
+Pin: release a=unstable
+Pin-Priority: 1
+
+Package: *
+Pin: release n=bookworm-backports
+Pin-Priority: 100
+PIN
+
+stamp=/var/lib/apt/codectl-updated
+if [ ! -f "$stamp" ] || [ -n "$(find /etc/apt/sources.list.d/codectl.sources -newer "$stamp")" ]; then
+	apt-get update -q
+	touch "$stamp"
+fi
+
+pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
+      qemu-system-x86 busybox-static cpio xz-utils zstd file
+      python3 libelf-dev)
+apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+
+# Kernel headers: bookworm's 6.1 and bookworm-backports' 6.12.
+apt-get install -y -q --no-install-recommends linux-headers-amd64
+apt-get install -y -q --no-install-recommends -t bookworm-backports linux-headers-amd64
+
+echo "setup.sh: done"

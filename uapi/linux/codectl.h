@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * codectl: register code and its unwind tables with the kernel.
+ *
+ * This is the ABI of /dev/codectl, provided by the codectl module.  It
+ * mirrors the proposed codectl(2) system call (Mathieu Desnoyers' RFC,
+ * July 2025): one ioctl per codectl option, each taking a struct
+ * codectl_args that carries the option's @info pointer, its @info_size
+ * and @flags, exactly the arguments of
+ *
+ *	int codectl(unsigned int option, void *info, size_t info_size,
+ *		    unsigned int flags);
+ *
+ * Registrations belong to the caller's address space (mm), not to the
+ * file descriptor: closing the fd keeps them, and they go away with the
+ * address space (exit, exec) or by CODECTL_UNREGISTER.  A process can only
+ * see and change its own registrations, so the device is mode 0666.
+ *
+ * Extensibility, for every option's @info: the kernel accepts any
+ * @info_size from the option's *_SIZE_VER0 up to 4096 bytes.  A shorter
+ * struct than the kernel's is zero-extended; a longer one is accepted only
+ * if the bytes the kernel does not know are all zero (else -E2BIG), as with
+ * copy_struct_from_user().  Options that return data (QUERY, VERSION)
+ * write min(@info_size, kernel size) bytes and zero the rest of @info.
+ *
+ * Errors common to every option (returned as -1 with errno set):
+ *   EFAULT   @info (or a pointer inside it) cannot be read or written.
+ *   EINVAL   @flags is not 0, codectl_args.__reserved is not 0, or
+ *            @info_size is smaller than the option's *_SIZE_VER0.
+ *   E2BIG    @info_size > 4096, or the part of @info beyond what this
+ *            kernel knows is not zero.
+ *   ENOTTY   unknown ioctl (an option this module does not have).
+ *   EINTR    a fatal signal arrived while waiting for the address space.
+ * Per-option errors are listed with each struct below.
+ *
+ * All addresses are user virtual addresses of the caller; ranges are
+ * half-open, [start, end).  Structs have the same layout for 32-bit and
+ * 64-bit callers: pointers are carried in __u64.
+ */
+#ifndef _UAPI_LINUX_CODECTL_H
+#define _UAPI_LINUX_CODECTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* ABI version reported by CODECTL_VERSION; bumped on additions. */
+#define CODECTL_ABI_VERSION		1
+
+/* Path of the device node. */
+#define CODECTL_DEVICE			"/dev/codectl"
+
+/*
+ * Options (the codectl(2) @option argument).  UNREGISTER is 0, as asked in
+ * review of the RFC; QUERY and VERSION are additions of this module.
+ */
+enum codectl_option {
+	CODECTL_UNREGISTER	= 0,
+	CODECTL_REGISTER_ELF	= 1,
+	CODECTL_REGISTER_JIT	= 2,
+	CODECTL_QUERY		= 3,
+	CODECTL_VERSION		= 4,
+	CODECTL_NR_OPTIONS		/* not an option */
+};
+
+/**
+ * struct codectl_args - argument of every codectl ioctl
+ * @info:	pointer to the option's info struct
+ * @info_size:	size of that struct as the caller knows it
+ * @flags:	must be 0
+ * @__reserved:	must be 0
+ */
+struct codectl_args {
+	__u64 info;
+	__u64 info_size;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+#define CODECTL_IOC_MAGIC		0xCD
+/* The ioctl number of an option: its _IOC_NR is the option. */
+#define CODECTL_IOC(option)		_IOW(CODECTL_IOC_MAGIC, (option), \
+					     struct codectl_args)
+#define CODECTL_IOC_UNREGISTER		CODECTL_IOC(CODECTL_UNREGISTER)
+#define CODECTL_IOC_REGISTER_ELF	CODECTL_IOC(CODECTL_REGISTER_ELF)
+#define CODECTL_IOC_REGISTER_JIT	CODECTL_IOC(CODECTL_REGISTER_JIT)
+#define CODECTL_IOC_QUERY		CODECTL_IOC(CODECTL_QUERY)
+#define CODECTL_IOC_VERSION		CODECTL_IOC(CODECTL_VERSION)
+
+/* Bounds on variable-size metadata. */
+#define CODECTL_PATH_MAX		4096	/* bytes, with the NUL */
+#define CODECTL_BUILD_ID_MAX		64	/* bytes */
+#define CODECTL_INFO_SIZE_MAX		4096	/* largest accepted info_size */
+
+/**
+ * struct codectl_elf_info - CODECTL_REGISTER_ELF: an ELF object's code
+ * @elf_start:	lowest address of the object's PT_LOAD mappings, or 0
+ * @elf_end:	end of the object's PT_LOAD mappings, or 0; either both
+ *		are 0 (unknown) or @elf_start < @elf_end and the range holds
+ *		the text and SFrame ranges
+ * @text_start:	start of the code to unwind (typically the executable
+ *		PT_LOAD segment); must be < @text_end
+ * @text_end:	end of that code.  [text_start, text_end) must be mapped
+ *		executable in the caller, and must not overlap any other
+ *		registration (ELF or JIT) of the caller
+ * @sframe_start: start of the object's .sframe section (PT_GNU_SFRAME), or 0
+ * @sframe_end:	end of the section (at least its header's size), or 0;
+ *		both 0 registers the object without SFrame (the unwinder
+ *		then uses frame pointers there).  Otherwise the range must
+ *		be mapped readable and begin with a valid SFrame header
+ *		(magic 0xdee2, version 1-3, this machine's ABI, offsets and
+ *		counts inside the range)
+ * @pathname:	char *, NUL-terminated path of the object, or 0
+ * @build_id:	pointer to the GNU build id bytes (NT_GNU_BUILD_ID
+ *		descriptor), or 0
+ * @debug_link_pathname: char *, NUL-terminated .gnu_debuglink name, or 0
+ * @build_id_len: length of @build_id: 0 iff @build_id is 0, at most
+ *		CODECTL_BUILD_ID_MAX
+ * @debug_link_crc: CRC32 of the .gnu_debuglink section; must be 0 when
+ *		@debug_link_pathname is 0
+ *
+ * Strings are at most CODECTL_PATH_MAX bytes with the NUL and not empty.
+ *
+ * Errors:
+ *   EINVAL   an empty range or start >= end; elf range given that does not
+ *            hold the text or SFrame range, or only one of its ends is 0;
+ *            only one of sframe_start/sframe_end is 0; build_id and
+ *            build_id_len disagree; debug_link_crc without a debug link;
+ *            an empty string.
+ *   EFAULT   the text range is not entirely mapped executable, the SFrame
+ *            range not entirely mapped readable, or a string, the build id
+ *            or the SFrame header cannot be read.
+ *   ENAMETOOLONG a string is longer than CODECTL_PATH_MAX with its NUL.
+ *   EMSGSIZE build_id_len > CODECTL_BUILD_ID_MAX.
+ *   ENOEXEC  the SFrame header is invalid or not for this machine.
+ *   EEXIST   the text range overlaps an existing registration.
+ *   ENOSPC   the caller has max_registrations registrations already.
+ *   ENOMEM   the caller's registrations would exceed max_bytes, or the
+ *            kernel (or the caller's memory cgroup) is out of memory.
+ */
+struct codectl_elf_info {
+	__u64 elf_start;
+	__u64 elf_end;
+	__u64 text_start;
+	__u64 text_end;
+	__u64 sframe_start;
+	__u64 sframe_end;
+	__u64 pathname;
+	__u64 build_id;
+	__u64 debug_link_pathname;
+	__u32 build_id_len;
+	__u32 debug_link_crc;
+};
+#define CODECTL_ELF_INFO_SIZE_VER0	80
+
+/**
+ * struct codectl_jit_info - CODECTL_REGISTER_JIT: a JIT code region
+ * @text_start:	start of the region's code; must be < @text_end
+ * @text_end:	end of the region, mapped executable, no overlap with other
+ *		registrations (as for ELF)
+ * @unwind_head: pointer to the first struct codectl_jit_unwind_table,
+ *		mapped readable with its whole reserved area
+ *
+ * Registration checks the first table's header; the unwinder reads the
+ * tables (and follows @next) when it unwinds, trusting only what
+ * used_len covers at that moment.
+ *
+ * Errors: EINVAL (empty range; a table header whose fre_size is smaller
+ * than CODECTL_JIT_FRE_SIZE_VER0, fre_stride smaller than fre_size or not a
+ * multiple of 4, reserved_len not a multiple of fre_stride, used_len >
+ * reserved_len, a non-zero __reserved), EFAULT (text not mapped executable,
+ * table not mapped readable), EEXIST, ENOSPC, ENOMEM as for ELF.
+ */
+struct codectl_jit_info {
+	__u64 text_start;
+	__u64 text_end;
+	__u64 unwind_head;
+};
+#define CODECTL_JIT_INFO_SIZE_VER0	24
+
+/*
+ * JIT unwind tables (in the caller's memory, read by the kernel).
+ *
+ * A table covers code in increasing address order; entries do not overlap
+ * and are sorted by ip_off.  User space appends entries, then publishes
+ * them by increasing used_len with a store-release; the kernel reads
+ * used_len with a load-acquire and trusts only the entries below it.
+ * A full table is continued by a new one linked through @next (0 ends the
+ * chain); chained tables cover increasing addresses too.
+ *
+ * Entries are fre_stride bytes apart; fre_size says how many bytes of each
+ * entry are meaningful, so struct codectl_jit_unwind_fre can grow at its
+ * end: the kernel reads min(fre_size, its own size) bytes and treats the
+ * rest as zero.
+ */
+
+/* codectl_jit_unwind_fre.info bits */
+#define CODECTL_JIT_FRE_CFA_BASE_FP	0x01	/* CFA = FP + cfa_off, else SP */
+#define CODECTL_JIT_FRE_FP_SAVED	0x02	/* caller's FP at CFA + fp_off */
+#define CODECTL_JIT_FRE_OUTERMOST	0x04	/* no caller: stop unwinding */
+
+/**
+ * struct codectl_jit_unwind_fre - unwind rule for one code range
+ * @size:	bytes of code the rule covers, from @ip_off
+ * @ip_off:	offset of the first covered byte from the region's text_start
+ * @cfa_off:	CFA = (SP or FP, see info) + cfa_off
+ * @ra_off:	return address saved at CFA + ra_off
+ * @fp_off:	caller's frame pointer saved at CFA + fp_off (if FP_SAVED)
+ * @info:	CODECTL_JIT_FRE_* bits
+ * @__pad:	must be 0
+ */
+struct codectl_jit_unwind_fre {
+	__u32 size;
+	__u32 ip_off;
+	__s32 cfa_off;
+	__s32 ra_off;
+	__s32 fp_off;
+	__u8 info;
+	__u8 __pad[3];
+};
+#define CODECTL_JIT_FRE_SIZE_VER0	21	/* up to and including info */
+
+/**
+ * struct codectl_jit_unwind_table - one table of a JIT region's chain
+ * @reserved_len: bytes reserved for @fre (a multiple of fre_stride)
+ * @used_len:	bytes of @fre that hold published entries; store-release
+ *		by user space, load-acquire by the kernel
+ * @next:	pointer to the next table, or 0
+ * @fre_stride:	distance between entries (>= fre_size, multiple of 4)
+ * @fre_size:	meaningful bytes of each entry (>= CODECTL_JIT_FRE_SIZE_VER0)
+ * @__reserved:	must be 0
+ * @fre:	the entries
+ */
+struct codectl_jit_unwind_table {
+	__u64 reserved_len;
+	__u64 used_len;
+	__u64 next;
+	__u32 fre_stride;
+	__u32 fre_size;
+	__u64 __reserved;
+	/* __u8 fre[reserved_len], entries fre_stride bytes apart */
+};
+
+/**
+ * struct codectl_unregister_info - CODECTL_UNREGISTER
+ * @text_start:	text_start of the registration to remove
+ * @text_end:	its text_end; both must equal the registered range
+ *
+ * Errors: EINVAL (text_start >= text_end), ENOENT (the caller has no
+ * registration with exactly this range; nothing changes).
+ */
+struct codectl_unregister_info {
+	__u64 text_start;
+	__u64 text_end;
+};
+#define CODECTL_UNREGISTER_INFO_SIZE_VER0	16
+
+/* codectl_query_info.kind */
+#define CODECTL_KIND_ELF		1
+#define CODECTL_KIND_JIT		2
+
+/**
+ * struct codectl_query_info - CODECTL_QUERY: read one registration
+ * @addr:	in: cursor; the registration returned is the one with the
+ *		lowest text_start whose text_end > @addr.  Start at 0, then
+ *		pass the previous answer's text_end.
+ * @kind:	out: CODECTL_KIND_ELF or CODECTL_KIND_JIT
+ * @build_id_len: out: length of the build id (0 if none)
+ * @text_start:	out
+ * @text_end:	out
+ * @elf_start:	out (ELF; 0 for JIT)
+ * @elf_end:	out (ELF; 0 for JIT)
+ * @sframe_start: out (ELF; 0 if none)
+ * @sframe_end:	out (ELF; 0 if none)
+ * @unwind_head: out (JIT; 0 for ELF)
+ * @pathname:	in: char * buffer of @pathname_len bytes, or 0
+ * @pathname_len: in: buffer size; out: bytes the pathname needs with its
+ *		NUL (0 if the registration has none).  When the buffer is
+ *		too small the call still succeeds and writes nothing there:
+ *		compare the returned length with your buffer's size.
+ * @debug_link_crc: out
+ * @debug_link_pathname: in: buffer, or 0
+ * @debug_link_len: in/out, as @pathname_len
+ * @build_id:	in: buffer of CODECTL_BUILD_ID_MAX bytes, or 0
+ * @__reserved:	in: must be 0
+ *
+ * Errors: ENOENT (no registration ends above @addr), EFAULT (a buffer
+ * cannot be written), EINVAL (__reserved not zero).
+ */
+struct codectl_query_info {
+	__u64 addr;
+	__u32 kind;
+	__u32 build_id_len;
+	__u64 text_start;
+	__u64 text_end;
+	__u64 elf_start;
+	__u64 elf_end;
+	__u64 sframe_start;
+	__u64 sframe_end;
+	__u64 unwind_head;
+	__u64 pathname;
+	__u32 pathname_len;
+	__u32 debug_link_crc;
+	__u64 debug_link_pathname;
+	__u32 debug_link_len;
+	__u32 __reserved;
+	__u64 build_id;
+};
+#define CODECTL_QUERY_INFO_SIZE_VER0	112
+
+/**
+ * struct codectl_version - CODECTL_VERSION: what this module offers
+ * @abi_version:	CODECTL_ABI_VERSION of the module
+ * @__reserved:		0
+ * @options:		bit n set when option n is supported
+ * @max_registrations:	per address space limit (module parameter)
+ * @max_bytes:		per address space memory limit (module parameter)
+ * @nr_registrations:	the caller's current registrations
+ * @bytes:		kernel memory they use, counted against max_bytes
+ *
+ * Errors: only the common ones.
+ */
+struct codectl_version {
+	__u32 abi_version;
+	__u32 __reserved;
+	__u64 options;
+	__u64 max_registrations;
+	__u64 max_bytes;
+	__u64 nr_registrations;
+	__u64 bytes;
+};
+#define CODECTL_VERSION_SIZE_VER0	48
+
+#endif /* _UAPI_LINUX_CODECTL_H */
