@@ -9,9 +9,8 @@
 #    from bookworm is ever upgraded from them: trixie and sid get priority 1,
 #    so only an explicit "pkg/trixie" request takes anything from there;
 #  - build tools, cmocka, sparse, dkms, qemu and busybox for the VM runner;
-#  - headers of the stock Debian kernels (6.1 bookworm, 6.12 backports);
-#    their images are unpacked into the cache by scripts/kernels.sh, never
-#    installed on the host.
+#  - the stock Debian kernels (6.1 bookworm, 6.12 backports), images and
+#    headers unpacked into .cache/kernels by scripts/kernels.sh.
 set -euo pipefail
 
 [ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
@@ -54,8 +53,9 @@ pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       python3 libelf-dev)
 apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 
-# Kernel headers: bookworm's 6.1 and bookworm-backports' 6.12.
-apt-get install -y -q --no-install-recommends linux-headers-amd64
-apt-get install -y -q --no-install-recommends -t bookworm-backports linux-headers-amd64
+# Stock kernels (images and headers) are unpacked into the project's cache,
+# never installed on the host: installing the 6.12 headers would pull the
+# image, initramfs-tools and a backported systemd with them.
+"$(dirname "$0")/kernels.sh" fetch all
 
 echo "setup.sh: done"

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# codectl: the kernel module, libcodectl, the tools and their tests.
+#
+#   make [all]            module + lib + tools for the running kernel
+#   make module KVER=...  the module for another installed kernel
+#                         (or KDIR=/path/to/kernel/build)
+#   make lib | tools
+#   make check-unit       host unit tests
+#   make check            unit tests + guest suites on every stock kernel
+#                         + DKMS install tests (needs scripts/setup.sh)
+#   make check-vm SERIES="6.1"   only the guest suite of some kernels
+#   make sparse           the module under sparse, for every stock kernel
+#   make demo             the demo (boots a stock kernel under QEMU)
+#   make install          lib, headers, tools under $(PREFIX)
+
+KVER   ?= $(shell uname -r)
+KDIR   ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+SERIES ?= 6.1 6.12
+
+.PHONY: all module clean-module lib tools check check-unit check-vm \
+	sparse demo install clean
+
+all: module lib tools
+
+module:
+	@test -d "$(KDIR)" || { echo "codectl: no kernel build tree at $(KDIR);" \
+		"install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean-module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+lib:
+	$(MAKE) -C lib
+
+tools: lib
+	$(MAKE) -C tools
+
+check-unit:
+	$(MAKE) -C tests/unit check
+
+check:
+	scripts/check.sh $(SERIES)
+
+check-vm:
+	scripts/check.sh --vm-only $(SERIES)
+
+sparse:
+	@for s in $(SERIES); do \
+		echo "sparse: $$s"; \
+		scripts/build-module.sh $$s C=2 W=1 >/dev/null || exit 1; \
+	done
+
+demo:
+	scripts/demo.sh
+
+install: lib tools
+	$(MAKE) -C lib install PREFIX=$(PREFIX)
+	$(MAKE) -C tools install PREFIX=$(PREFIX)
+
+clean:
+	-$(MAKE) -C lib clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/vm clean
+	rm -rf module/*.o module/*.ko module/*.mod* module/.*.cmd \
+		Module.symvers modules.order .*.cmd

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * codectl module internals shared between its source files.
+ */
+#ifndef CODECTL_INTERNAL_H
+#define CODECTL_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+
+#include <linux/codectl.h>
+
+/**
+ * struct codectl_reg - one registered code range of an address space
+ * @node:	in codectl_mm.regs, keyed by @text_start
+ * @ref:	one for the tree, one per reader holding it outside the lock
+ * @charge:	bytes counted against the mm's max_bytes (0 until inserted)
+ * @kind:	CODECTL_KIND_ELF or CODECTL_KIND_JIT
+ * @build_id_len: bytes in @build_id
+ * @debug_link_crc: CRC32 of the debug link file
+ * @text_start:	start of the code, also the tree key
+ * @text_end:	end of the code
+ * @elf_start:	ELF mapping span, or 0
+ * @elf_end:	ELF mapping span, or 0
+ * @sframe_start: SFrame section in user memory, or 0
+ * @sframe_end:	end of it, or 0
+ * @unwind_head: first JIT table in user memory (JIT only)
+ * @pathname:	kmalloc'ed NUL-terminated string, or NULL
+ * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
+ * @build_id:	the build id bytes
+ *
+ * Everything but @node and @ref is written before the registration is
+ * inserted and never changes after, so holders of a reference read it
+ * without the lock.
+ */
+struct codectl_reg {
+	struct rb_node node;
+	refcount_t ref;
+	u32 charge;
+	u32 kind;
+	u32 build_id_len;
+	u32 debug_link_crc;
+	u64 text_start;
+	u64 text_end;
+	u64 elf_start;
+	u64 elf_end;
+	u64 sframe_start;
+	u64 sframe_end;
+	u64 unwind_head;
+	char *pathname;
+	char *debug_link;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+};
+
+/**
+ * struct codectl_mm - the registrations of one address space
+ * @mn:		our mmu_notifier_get() subscription on the mm; its
+ *		->release empties the registry when the mm goes away
+ * @hnode:	in the global table, keyed by the mm pointer; hashed while
+ *		the table owns the subscription reference
+ * @lock:	protects @regs, @nr and @bytes
+ * @regs:	registrations, non-overlapping, ordered by text range
+ * @nr:		number of registrations
+ * @bytes:	sum of their charges
+ */
+struct codectl_mm {
+	struct mmu_notifier mn;
+	struct hlist_node hnode;
+	struct mutex lock;		/* protects regs, nr, bytes */
+	struct rb_root regs;
+	unsigned int nr;
+	size_t bytes;
+};
+
+/* Global live-object counters, shown in debugfs codectl/stats. */
+struct codectl_stats {
+	atomic_long_t mms;
+	atomic_long_t registrations;
+	atomic_long_t bytes;		/* charged by inserted registrations */
+};
+
+extern struct codectl_stats codectl_stats;
+
+/* Module parameters (main.c). */
+extern unsigned int codectl_max_registrations;
+extern unsigned long codectl_max_bytes;
+
+/* registry.c */
+struct codectl_mm *codectl_mm_find(struct mm_struct *mm);
+struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm);
+struct codectl_reg *codectl_reg_alloc(u32 kind);
+int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg);
+int codectl_mm_remove(struct codectl_mm *cmm, u64 text_start, u64 text_end);
+struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr);
+void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
+		      size_t *bytes);
+void codectl_reg_put(struct codectl_reg *reg);
+void codectl_registry_exit(void);
+
+/* ioctl.c */
+long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* CODECTL_INTERNAL_H */

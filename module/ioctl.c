@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/codectl ioctls: one per codectl option, each with the option's
+ * info pointer, size and flags in struct codectl_args.  The argument
+ * checks and their errnos are the ABI documented in uapi/linux/codectl.h;
+ * keep the two in step.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "codectl.h"
+#include "sframe.h"
+
+/* The SFrame ABI of this machine's user space. */
+#if defined(CONFIG_X86_64)
+#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AMD64_LE
+#elif defined(CONFIG_ARM64) && defined(CONFIG_CPU_BIG_ENDIAN)
+#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AARCH64_BE
+#elif defined(CONFIG_ARM64)
+#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AARCH64_LE
+#elif defined(CONFIG_S390)
+#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_S390X_BE
+#else
+#error "codectl: no SFrame ABI for this architecture"
+#endif
+
+/*
+ * Copy an option's info from user space: at least its VER0 size, at most
+ * CODECTL_INFO_SIZE_MAX, with copy_struct_from_user() for the difference
+ * between the caller's size and ours.
+ */
+static int codectl_copy_info(void *dst, size_t ksize, size_t ver0,
+			     const struct codectl_args *args)
+{
+	if (args->info_size < ver0)
+		return -EINVAL;
+	if (args->info_size > CODECTL_INFO_SIZE_MAX)
+		return -E2BIG;
+	return copy_struct_from_user(dst, ksize, u64_to_user_ptr(args->info),
+				     args->info_size);
+}
+
+/* Write an answer back: min(caller's size, ours), then zero the rest. */
+static int codectl_copy_answer(const struct codectl_args *args,
+			       const void *src, size_t ksize)
+{
+	void __user *uinfo = u64_to_user_ptr(args->info);
+	size_t n = min_t(size_t, args->info_size, ksize);
+
+	if (copy_to_user(uinfo, src, n))
+		return -EFAULT;
+	if (args->info_size > ksize &&
+	    clear_user(uinfo + ksize, args->info_size - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Copy a user string of at most CODECTL_PATH_MAX bytes with its NUL.
+ * Return: a kmalloc'ed copy, NULL for a 0 pointer, or an ERR_PTR:
+ * -EFAULT, -ENAMETOOLONG, -EINVAL (empty), -ENOMEM.
+ */
+static char *codectl_strdup_user(u64 uptr)
+{
+	const char __user *ustr = u64_to_user_ptr(uptr);
+	long len;
+	char *s;
+
+	if (!uptr)
+		return NULL;
+	len = strnlen_user(ustr, CODECTL_PATH_MAX);
+	if (!len)
+		return ERR_PTR(-EFAULT);
+	if (len > CODECTL_PATH_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	s = kmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(s, ustr, len)) {
+		kfree(s);
+		return ERR_PTR(-EFAULT);
+	}
+	s[len - 1] = '\0';	/* the string may have changed under us */
+	if (!s[0]) {
+		kfree(s);
+		return ERR_PTR(-EINVAL);
+	}
+	return s;
+}
+
+/*
+ * Is [start, end) entirely covered by mappings that have all of @flags?
+ * Mappings may be several adjacent VMAs.
+ */
+static int codectl_check_mapped(u64 start, u64 end, unsigned long flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	u64 addr = start;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	while (addr < end) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start > addr ||
+		    (vma->vm_flags & flags) != flags) {
+			ret = -EFAULT;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* Read and check the header of an SFrame section in user memory. */
+static int codectl_check_sframe(u64 start, u64 end)
+{
+	u8 buf[SFRAME_HEADER_SIZE];
+	struct sframe_header hdr;
+	int err;
+
+	if (end - start < SFRAME_HEADER_SIZE)
+		return -ENOEXEC;
+	if (copy_from_user(buf, u64_to_user_ptr(start), sizeof(buf)))
+		return -EFAULT;
+	err = sframe_parse_header(buf, end - start, &hdr);
+	if (err) {
+		pr_debug("codectl: pid %d: SFrame at %llx refused: %s\n",
+			 task_pid_nr(current), start, sframe_strerror(err));
+		return -ENOEXEC;
+	}
+	if (hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
+		return -ENOEXEC;
+	return 0;
+}
+
+/* Insert a filled registration into the caller's registry. */
+static int codectl_add(struct codectl_reg *reg)
+{
+	struct codectl_mm *cmm;
+
+	cmm = codectl_mm_get_or_create(current->mm);
+	if (IS_ERR(cmm))
+		return PTR_ERR(cmm);
+	return codectl_mm_insert(cmm, reg);
+}
+
+/* The scalar checks of struct codectl_elf_info, in the documented order. */
+static int codectl_check_elf_info(const struct codectl_elf_info *info)
+{
+	if (info->text_start >= info->text_end)
+		return -EINVAL;
+	if (!info->sframe_start != !info->sframe_end)
+		return -EINVAL;
+	if (info->sframe_start && info->sframe_start >= info->sframe_end)
+		return -EINVAL;
+	if (!info->elf_start != !info->elf_end)
+		return -EINVAL;
+	if (info->elf_start) {
+		if (info->elf_start >= info->elf_end ||
+		    info->text_start < info->elf_start ||
+		    info->text_end > info->elf_end)
+			return -EINVAL;
+		if (info->sframe_start &&
+		    (info->sframe_start < info->elf_start ||
+		     info->sframe_end > info->elf_end))
+			return -EINVAL;
+	}
+	if (!info->build_id != !info->build_id_len)
+		return -EINVAL;
+	if (info->debug_link_crc && !info->debug_link_pathname)
+		return -EINVAL;
+	if (info->build_id_len > CODECTL_BUILD_ID_MAX)
+		return -EMSGSIZE;
+	return 0;
+}
+
+static long codectl_register_elf(const struct codectl_args *args)
+{
+	struct codectl_elf_info info;
+	struct codectl_reg *reg;
+	int ret;
+
+	ret = codectl_copy_info(&info, sizeof(info),
+				CODECTL_ELF_INFO_SIZE_VER0, args);
+	if (ret)
+		return ret;
+	ret = codectl_check_elf_info(&info);
+	if (ret)
+		return ret;
+
+	reg = codectl_reg_alloc(CODECTL_KIND_ELF);
+	if (!reg)
+		return -ENOMEM;
+	reg->text_start = info.text_start;
+	reg->text_end = info.text_end;
+	reg->elf_start = info.elf_start;
+	reg->elf_end = info.elf_end;
+	reg->sframe_start = info.sframe_start;
+	reg->sframe_end = info.sframe_end;
+	reg->debug_link_crc = info.debug_link_crc;
+	reg->build_id_len = info.build_id_len;
+
+	reg->pathname = codectl_strdup_user(info.pathname);
+	if (IS_ERR(reg->pathname)) {
+		ret = PTR_ERR(reg->pathname);
+		reg->pathname = NULL;
+		goto out;
+	}
+	reg->debug_link = codectl_strdup_user(info.debug_link_pathname);
+	if (IS_ERR(reg->debug_link)) {
+		ret = PTR_ERR(reg->debug_link);
+		reg->debug_link = NULL;
+		goto out;
+	}
+	if (info.build_id_len &&
+	    copy_from_user(reg->build_id, u64_to_user_ptr(info.build_id),
+			   info.build_id_len)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (info.sframe_start) {
+		ret = codectl_check_sframe(info.sframe_start, info.sframe_end);
+		if (ret)
+			goto out;
+	}
+
+	ret = codectl_check_mapped(info.text_start, info.text_end, VM_EXEC);
+	if (!ret && info.sframe_start)
+		ret = codectl_check_mapped(info.sframe_start, info.sframe_end,
+					   VM_READ);
+	if (!ret)
+		ret = codectl_add(reg);
+	if (!ret)
+		return 0;
+out:
+	codectl_reg_put(reg);
+	return ret;
+}
+
+/* Check the header of the first table of a JIT region. */
+static int codectl_check_jit_table(u64 head)
+{
+	struct codectl_jit_unwind_table tab;
+	u64 end;
+
+	if (copy_from_user(&tab, u64_to_user_ptr(head), sizeof(tab)))
+		return -EFAULT;
+	if (tab.fre_size < CODECTL_JIT_FRE_SIZE_VER0 ||
+	    tab.fre_stride < tab.fre_size || tab.fre_stride % 4 ||
+	    tab.reserved_len % tab.fre_stride ||
+	    tab.used_len > tab.reserved_len || tab.__reserved)
+		return -EINVAL;
+	if (check_add_overflow(head, (u64)sizeof(tab), &end) ||
+	    check_add_overflow(end, tab.reserved_len, &end))
+		return -EFAULT;
+	return codectl_check_mapped(head, end, VM_READ);
+}
+
+static long codectl_register_jit(const struct codectl_args *args)
+{
+	struct codectl_jit_info info;
+	struct codectl_reg *reg;
+	int ret;
+
+	ret = codectl_copy_info(&info, sizeof(info),
+				CODECTL_JIT_INFO_SIZE_VER0, args);
+	if (ret)
+		return ret;
+	if (info.text_start >= info.text_end)
+		return -EINVAL;
+	ret = codectl_check_jit_table(info.unwind_head);
+	if (ret)
+		return ret;
+	ret = codectl_check_mapped(info.text_start, info.text_end, VM_EXEC);
+	if (ret)
+		return ret;
+
+	reg = codectl_reg_alloc(CODECTL_KIND_JIT);
+	if (!reg)
+		return -ENOMEM;
+	reg->text_start = info.text_start;
+	reg->text_end = info.text_end;
+	reg->unwind_head = info.unwind_head;
+	ret = codectl_add(reg);
+	if (ret)
+		codectl_reg_put(reg);
+	return ret;
+}
+
+static long codectl_unregister(const struct codectl_args *args)
+{
+	struct codectl_unregister_info info;
+	struct codectl_mm *cmm;
+	int ret;
+
+	ret = codectl_copy_info(&info, sizeof(info),
+				CODECTL_UNREGISTER_INFO_SIZE_VER0, args);
+	if (ret)
+		return ret;
+	if (info.text_start >= info.text_end)
+		return -EINVAL;
+	cmm = codectl_mm_find(current->mm);
+	if (!cmm)
+		return -ENOENT;
+	return codectl_mm_remove(cmm, info.text_start, info.text_end);
+}
+
+/*
+ * Copy a string of the registration into the caller's buffer if it fits;
+ * always report the size it needs in *@ulen.
+ */
+static int codectl_answer_string(const char *s, u64 ubuf, u32 *ulen)
+{
+	u32 need = s ? strlen(s) + 1 : 0;
+	u32 have = *ulen;
+
+	*ulen = need;
+	if (!need || !ubuf || have < need)
+		return 0;
+	return copy_to_user(u64_to_user_ptr(ubuf), s, need) ? -EFAULT : 0;
+}
+
+static long codectl_query(const struct codectl_args *args)
+{
+	struct codectl_query_info q;
+	struct codectl_reg *reg;
+	struct codectl_mm *cmm;
+	int ret;
+
+	ret = codectl_copy_info(&q, sizeof(q), CODECTL_QUERY_INFO_SIZE_VER0,
+				args);
+	if (ret)
+		return ret;
+	if (q.__reserved)
+		return -EINVAL;
+	cmm = codectl_mm_find(current->mm);
+	reg = cmm ? codectl_mm_next(cmm, q.addr) : NULL;
+	if (!reg)
+		return -ENOENT;
+
+	/* The registration is ours by reference; its fields are stable. */
+	q.kind = reg->kind;
+	q.text_start = reg->text_start;
+	q.text_end = reg->text_end;
+	q.elf_start = reg->elf_start;
+	q.elf_end = reg->elf_end;
+	q.sframe_start = reg->sframe_start;
+	q.sframe_end = reg->sframe_end;
+	q.unwind_head = reg->unwind_head;
+	q.debug_link_crc = reg->debug_link_crc;
+	q.build_id_len = reg->build_id_len;
+	ret = codectl_answer_string(reg->pathname, q.pathname,
+				    &q.pathname_len);
+	if (!ret)
+		ret = codectl_answer_string(reg->debug_link,
+					    q.debug_link_pathname,
+					    &q.debug_link_len);
+	if (!ret && q.build_id && reg->build_id_len &&
+	    copy_to_user(u64_to_user_ptr(q.build_id), reg->build_id,
+			 reg->build_id_len))
+		ret = -EFAULT;
+	codectl_reg_put(reg);
+	if (ret)
+		return ret;
+	return codectl_copy_answer(args, &q, sizeof(q));
+}
+
+static long codectl_version(const struct codectl_args *args)
+{
+	struct codectl_version v;
+	unsigned int nr;
+	size_t bytes;
+	int ret;
+
+	ret = codectl_copy_info(&v, sizeof(v), CODECTL_VERSION_SIZE_VER0, args);
+	if (ret)
+		return ret;
+	codectl_mm_usage(codectl_mm_find(current->mm), &nr, &bytes);
+	memset(&v, 0, sizeof(v));
+	v.abi_version = CODECTL_ABI_VERSION;
+	v.options = BIT_ULL(CODECTL_NR_OPTIONS) - 1;
+	v.max_registrations = READ_ONCE(codectl_max_registrations);
+	v.max_bytes = READ_ONCE(codectl_max_bytes);
+	v.nr_registrations = nr;
+	v.bytes = bytes;
+	return codectl_copy_answer(args, &v, sizeof(v));
+}
+
+/**
+ * codectl_ioctl() - the /dev/codectl ioctl entry point
+ * @file:	the open device
+ * @cmd:	CODECTL_IOC(option)
+ * @arg:	user pointer to struct codectl_args
+ *
+ * Return: 0 or a negative errno, as documented in uapi/linux/codectl.h.
+ */
+long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct codectl_args args;
+
+	if (_IOC_TYPE(cmd) != CODECTL_IOC_MAGIC ||
+	    cmd != CODECTL_IOC(_IOC_NR(cmd)))
+		return -ENOTTY;
+	if (copy_from_user(&args, (void __user *)arg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || args.__reserved)
+		return -EINVAL;
+
+	switch (_IOC_NR(cmd)) {
+	case CODECTL_UNREGISTER:
+		return codectl_unregister(&args);
+	case CODECTL_REGISTER_ELF:
+		return codectl_register_elf(&args);
+	case CODECTL_REGISTER_JIT:
+		return codectl_register_jit(&args);
+	case CODECTL_QUERY:
+		return codectl_query(&args);
+	case CODECTL_VERSION:
+		return codectl_version(&args);
+	default:
+		return -ENOTTY;
+	}
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl: the module's entry points, the /dev/codectl misc device, its
+ * parameters and its debugfs counters.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+
+#include "codectl.h"
+#include "compat.h"
+
+unsigned int codectl_max_registrations = 16384;
+module_param_named(max_registrations, codectl_max_registrations, uint, 0644);
+MODULE_PARM_DESC(max_registrations,
+		 "Registrations per address space (default 16384); more fail with ENOSPC");
+
+unsigned long codectl_max_bytes = 16UL << 20;
+module_param_named(max_bytes, codectl_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Kernel memory for registrations per address space, in bytes (default 16 MiB); more fails with ENOMEM");
+
+struct codectl_stats codectl_stats;
+
+static const struct file_operations codectl_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nonseekable_open,
+	.unlocked_ioctl	= codectl_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+/* Registering affects only the caller's own address space: 0666. */
+static struct miscdevice codectl_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "codectl",
+	.fops	= &codectl_fops,
+	.mode	= 0666,
+};
+
+static int codectl_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "mms %ld\n", atomic_long_read(&codectl_stats.mms));
+	seq_printf(m, "registrations %ld\n",
+		   atomic_long_read(&codectl_stats.registrations));
+	seq_printf(m, "bytes %ld\n", atomic_long_read(&codectl_stats.bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(codectl_stats);
+
+static struct dentry *codectl_debugfs;
+
+static int __init codectl_init(void)
+{
+	int ret;
+
+	ret = misc_register(&codectl_misc);
+	if (ret)
+		return ret;
+	codectl_debugfs = debugfs_create_dir("codectl", NULL);
+	debugfs_create_file("stats", 0444, codectl_debugfs, NULL,
+			    &codectl_stats_fops);
+	pr_info("codectl: /dev/codectl ready (ABI %d)\n", CODECTL_ABI_VERSION);
+	return 0;
+}
+
+static void __exit codectl_exit(void)
+{
+	debugfs_remove_recursive(codectl_debugfs);
+	misc_deregister(&codectl_misc);
+	codectl_registry_exit();
+	/* Wait for the subscriptions put above and by ->release to be freed. */
+	mmu_notifier_synchronize();
+	WARN_ON(atomic_long_read(&codectl_stats.mms) ||
+		atomic_long_read(&codectl_stats.registrations) ||
+		atomic_long_read(&codectl_stats.bytes));
+}
+
+module_init(codectl_init);
+module_exit(codectl_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The codectl authors");
+MODULE_DESCRIPTION("Register code and its SFrame/JIT unwind tables: /dev/codectl");
+MODULE_VERSION(CODECTL_MODULE_VERSION);

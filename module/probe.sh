@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Feature probes for the kernel codectl is built against.  Kbuild runs
+#   probe.sh SRCTREE OBJTREE
+# and adds what it prints (-DHAVE_* flags) to the module's ccflags; compat.h
+# turns them into shims.  Probes test the headers themselves, never version
+# numbers: distributions backport features (see kernel-facts.md).
+#
+# Each probe is one line: NAME FILE REGEX.  FILE is looked up under
+# include/ of the source tree, then of the build tree (Debian splits the
+# two); the flag is printed when the extended REGEX matches.
+
+probe() {
+	name=$1 file=$2 regex=$3
+	for dir in "$SRCTREE/include" "$OBJTREE/include"; do
+		if [ -f "$dir/$file" ] && grep -Eq "$regex" "$dir/$file"; then
+			echo "-D$name"
+			return
+		fi
+	done
+}
+
+SRCTREE=$1
+OBJTREE=${2:-$1}
+
+# task_work_add(current, w, TWA_NMI_CURRENT) from NMI (6.12+).
+probe HAVE_TWA_NMI_CURRENT	linux/task_work.h	'TWA_NMI_CURRENT'
+# hrtimer_setup() replaced hrtimer_init() (6.13+, 7.2 has only setup).
+probe HAVE_HRTIMER_SETUP	linux/hrtimer.h		'void hrtimer_setup\('
+# <linux/unaligned.h> (6.12+); before, <asm/unaligned.h>.
+probe HAVE_LINUX_UNALIGNED_H	linux/unaligned.h	'get_unaligned'
