@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * codectl(): the codectl(2) system call over the ioctls of /dev/codectl,
+ * and one wrapper per option.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/*
+ * The descriptor, -1 while not open.  Opened without a lock: threads that
+ * race on the first call each open the device, one wins the CAS and the
+ * others close theirs.  No lock also means nothing to repair after fork().
+ */
+static int codectl_fd = -1;
+
+int codectl_get_fd(void)
+{
+	int fd, expected = -1;
+
+	fd = __atomic_load_n(&codectl_fd, __ATOMIC_ACQUIRE);
+	if (fd >= 0)
+		return fd;
+
+	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			errno = ENODEV;	/* no device node: no module */
+		return -1;
+	}
+	if (!__atomic_compare_exchange_n(&codectl_fd, &expected, fd, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return expected;
+	}
+	return fd;
+}
+
+CODECTL_EXPORT int codectl_set_fd(int fd)
+{
+	int expected = -1;
+
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	if (!__atomic_compare_exchange_n(&codectl_fd, &expected, fd, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		errno = EBUSY;
+		return -1;
+	}
+	return 0;
+}
+
+CODECTL_EXPORT void codectl_close(void)
+{
+	int saved = errno;
+	int fd = __atomic_exchange_n(&codectl_fd, -1, __ATOMIC_ACQ_REL);
+
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
+
+CODECTL_EXPORT int codectl(unsigned int option, void *info, size_t info_size,
+			   unsigned int flags)
+{
+	struct codectl_args args;
+	int fd;
+
+	/* The option is the ioctl's _IOC_NR: 8 bits. */
+	if (option > _IOC_NRMASK) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = codectl_get_fd();
+	if (fd < 0)
+		return -1;
+
+	memset(&args, 0, sizeof(args));
+	args.info = (uint64_t)(uintptr_t)info;
+	args.info_size = info_size;
+	args.flags = flags;
+	return ioctl(fd, CODECTL_IOC(option), &args);
+}
+
+CODECTL_EXPORT int codectl_register_elf(const struct codectl_elf_info *info)
+{
+	return codectl(CODECTL_REGISTER_ELF, (void *)(uintptr_t)info,
+		       sizeof(*info), 0);
+}
+
+CODECTL_EXPORT int codectl_register_jit(const struct codectl_jit_info *info)
+{
+	return codectl(CODECTL_REGISTER_JIT, (void *)(uintptr_t)info,
+		       sizeof(*info), 0);
+}
+
+CODECTL_EXPORT int codectl_unregister(uint64_t text_start, uint64_t text_end)
+{
+	struct codectl_unregister_info info = {
+		.text_start = text_start,
+		.text_end = text_end,
+	};
+
+	return codectl(CODECTL_UNREGISTER, &info, sizeof(info), 0);
+}
+
+CODECTL_EXPORT int codectl_query(struct codectl_query_info *info)
+{
+	return codectl(CODECTL_QUERY, info, sizeof(*info), 0);
+}
+
+CODECTL_EXPORT int codectl_version(struct codectl_version *version)
+{
+	return codectl(CODECTL_VERSION, version, sizeof(*version), 0);
+}

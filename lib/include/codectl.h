@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libcodectl: register code and its unwind tables with the kernel.
+ *
+ * codectl() has the shape of the proposed codectl(2) system call and is
+ * carried by the ioctls of /dev/codectl (see <linux/codectl.h>, the ABI).
+ * The device is opened lazily, once per process, O_CLOEXEC; the descriptor
+ * is inherited by fork() and stays valid in the child.
+ *
+ * Conventions, for every function here: 0 (or a count) on success, -1 with
+ * errno set on failure.  errno is the kernel's for a failed call and is left
+ * untouched on success.  Nothing prints, nothing allocates memory.
+ * All functions are thread-safe except where said otherwise.
+ */
+#ifndef LIBCODECTL_CODECTL_H
+#define LIBCODECTL_CODECTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/codectl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dl_phdr_info;	/* <link.h> */
+
+/*
+ * codectl - the codectl(2) system call
+ * @option:	a CODECTL_* option; options this library does not know are
+ *		passed to the kernel too, so that newer kernels can be used
+ * @info:	the option's struct (see <linux/codectl.h>)
+ * @info_size:	its size, normally sizeof(*info)
+ * @flags:	0
+ *
+ * Returns what the kernel returns (0 for every current option) or -1 with
+ * errno.  Besides the kernel's errors (<linux/codectl.h>):
+ *   ENODEV   /dev/codectl does not exist (the codectl module is not loaded);
+ *            any other error opening the device is returned as is
+ *   EINVAL   @option > 255, which cannot be encoded as an ioctl number
+ *   ENOTTY   @option is unknown to the kernel (the system call would say
+ *            EINVAL)
+ */
+int codectl(unsigned int option, void *info, size_t info_size,
+	    unsigned int flags);
+
+/*
+ * codectl_set_fd - use an already open descriptor of the codectl device
+ * @fd:	descriptor, e.g. received from a process that can open the device;
+ *	the library owns it from now on (codectl_close() closes it)
+ *
+ * Returns 0, or -1 with EBADF (@fd is not an open descriptor) or EBUSY (the
+ * library already has a descriptor; @fd is left alone).
+ */
+int codectl_set_fd(int fd);
+
+/*
+ * codectl_close - close the library's descriptor of the device, if any
+ *
+ * The next call opens the device again.  Registrations are not affected
+ * (they belong to the address space, not to the descriptor).  Must not
+ * run concurrently with other codectl calls of the process.  errno is
+ * preserved.
+ */
+void codectl_close(void);
+
+/* One wrapper per option: info_size is the size of the struct known here. */
+int codectl_register_elf(const struct codectl_elf_info *info);
+int codectl_register_jit(const struct codectl_jit_info *info);
+int codectl_unregister(uint64_t text_start, uint64_t text_end);
+int codectl_query(struct codectl_query_info *info);
+int codectl_version(struct codectl_version *version);
+
+/*
+ * Storage for the strings a struct codectl_elf_info built by
+ * codectl_elf_info_from_phdr() points to.  It must outlive the use of that
+ * info (the kernel copies the strings at registration).
+ */
+struct codectl_elf_buf {
+	char pathname[CODECTL_PATH_MAX];
+	char debug_link[CODECTL_PATH_MAX];
+};
+
+/*
+ * codectl_elf_info_from_phdr - describe a loaded ELF object for registration
+ * @info:	the object, as dl_iterate_phdr() reports it
+ * @out:	filled in (every field: unknown ones are 0)
+ * @buf:	storage for strings, or NULL (then the main program gets no
+ *		pathname and no object gets a debug link)
+ *
+ * From the program headers (no section is read from memory):
+ *  - elf_start/elf_end: the page-aligned bounds of all PT_LOAD segments;
+ *  - text_start/text_end: the first executable (PF_X) PT_LOAD segment that
+ *    is not empty, [dlpi_addr + p_vaddr, + p_memsz).  Objects with several
+ *    executable segments get only the first one registered;
+ *  - sframe_start/sframe_end: the PT_GNU_SFRAME segment.  Its end is taken
+ *    from the SFrame header (28 + auxhdr_len + fres_off + fre_len bytes)
+ *    when the header has the SFrame magic and that size fits the segment,
+ *    else it is the whole segment (p_memsz).  A PT_GNU_SFRAME segment that
+ *    does not lie inside a readable PT_LOAD segment is ignored (0, 0):
+ *    neither this function nor the kernel could read it;
+ *  - build_id/build_id_len: the first NT_GNU_BUILD_ID note ("GNU") of the
+ *    PT_NOTE segments lying inside readable PT_LOAD segments (4- and
+ *    8-byte aligned notes); it points into the object's memory.  Left 0
+ *    if absent, empty or longer than CODECTL_BUILD_ID_MAX;
+ *  - pathname: dlpi_name, or for the main program (empty dlpi_name) the
+ *    target of /proc/self/exe stored in @buf; 0 if unknown, or too long
+ *    for the kernel;
+ *  - debug_link_pathname/debug_link_crc: the .gnu_debuglink section, read
+ *    from the object's file (the main program through /proc/self/exe,
+ *    others only when dlpi_name is an absolute path), and only when that
+ *    file's program headers are those of the loaded object; the name is
+ *    stored in @buf.  0 when there is none or anything looks wrong.
+ *
+ * Returns 0, or -1 with errno EINVAL (@info, its program headers or @out
+ * is NULL) or ENOENT (the object has no executable segment: nothing to
+ * register).  errno is preserved on success.
+ */
+int codectl_elf_info_from_phdr(const struct dl_phdr_info *info,
+			       struct codectl_elf_info *out,
+			       struct codectl_elf_buf *buf);
+
+/*
+ * codectl_register_object - register one loaded ELF object
+ *
+ * codectl_elf_info_from_phdr() then codectl_register_elf().  If the kernel
+ * rejects the object's SFrame header (ENOEXEC: e.g. a format version it
+ * does not know), the object is registered again without SFrame, so that
+ * it can be unwound with frame pointers; -1/ENOEXEC only if that fails too.
+ * Returns 0 or -1 with errno (ENOENT: no executable segment; EEXIST: its
+ * text is registered already).  Uses about 8 KiB of stack.
+ */
+int codectl_register_object(const struct dl_phdr_info *info);
+
+/*
+ * codectl_unregister_object - remove the registration of a loaded object
+ *
+ * Unregisters the text range codectl_register_object() registers.
+ * Returns 0 or -1 with errno (ENOENT: no executable segment, or not
+ * registered).
+ */
+int codectl_unregister_object(const struct dl_phdr_info *info);
+
+/*
+ * codectl_register_self - register every object loaded in the process
+ *
+ * Calls codectl_register_object() for each object dl_iterate_phdr()
+ * reports: the main program, the vdso, the shared libraries.  Objects
+ * without an executable segment are skipped; objects already registered
+ * (EEXIST) count as registered.  An object that fails otherwise does not
+ * stop the others.  Objects loaded later (dlopen) are not covered: use
+ * codectl_register_object() for them.
+ *
+ * Returns the number of objects registered, or -1 with the errno of the
+ * first failure (the objects that succeeded stay registered).  If the
+ * device cannot be opened, nothing is tried: -1 with that errno (ENODEV
+ * when the module is not loaded).
+ */
+int codectl_register_self(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBCODECTL_CODECTL_H */
