@@ -333,6 +333,7 @@ static long codectl_query(const struct codectl_args *args)
 	struct codectl_query_info q;
 	struct codectl_reg *reg;
 	struct codectl_mm *cmm;
+	u32 build_id_room;
 	int ret;
 
 	ret = codectl_copy_info(&q, sizeof(q), CODECTL_QUERY_INFO_SIZE_VER0,
@@ -356,6 +357,7 @@ static long codectl_query(const struct codectl_args *args)
 	q.sframe_end = reg->sframe_end;
 	q.unwind_head = reg->unwind_head;
 	q.debug_link_crc = reg->debug_link_crc;
+	build_id_room = q.build_id_len;
 	q.build_id_len = reg->build_id_len;
 	ret = codectl_answer_string(reg->pathname, q.pathname,
 				    &q.pathname_len);
@@ -364,6 +366,7 @@ static long codectl_query(const struct codectl_args *args)
 					    q.debug_link_pathname,
 					    &q.debug_link_len);
 	if (!ret && q.build_id && reg->build_id_len &&
+	    build_id_room >= reg->build_id_len &&
 	    copy_to_user(u64_to_user_ptr(q.build_id), reg->build_id,
 			 reg->build_id_len))
 		ret = -EFAULT;

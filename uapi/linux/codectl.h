@@ -77,7 +77,12 @@ struct codectl_args {
 };
 
 #define CODECTL_IOC_MAGIC		0xCD
-/* The ioctl number of an option: its _IOC_NR is the option. */
+/*
+ * The ioctl number of an option: its _IOC_NR is the option, so options
+ * are 0..255 here (libcodectl's codectl() refuses larger ones with EINVAL).
+ * An option the module does not have fails with ENOTTY, where the system
+ * call would say EINVAL.
+ */
 #define CODECTL_IOC(option)		_IOW(CODECTL_IOC_MAGIC, (option), \
 					     struct codectl_args)
 #define CODECTL_IOC_UNREGISTER		CODECTL_IOC(CODECTL_UNREGISTER)
@@ -150,6 +155,7 @@ struct codectl_elf_info {
 	__u32 build_id_len;
 	__u32 debug_link_crc;
 };
+
 #define CODECTL_ELF_INFO_SIZE_VER0	80
 
 /**
@@ -175,6 +181,7 @@ struct codectl_jit_info {
 	__u64 text_end;
 	__u64 unwind_head;
 };
+
 #define CODECTL_JIT_INFO_SIZE_VER0	24
 
 /*
@@ -217,13 +224,15 @@ struct codectl_jit_unwind_fre {
 	__u8 info;
 	__u8 __pad[3];
 };
+
 #define CODECTL_JIT_FRE_SIZE_VER0	21	/* up to and including info */
 
 /**
  * struct codectl_jit_unwind_table - one table of a JIT region's chain
  * @reserved_len: bytes reserved for @fre (a multiple of fre_stride)
- * @used_len:	bytes of @fre that hold published entries; store-release
- *		by user space, load-acquire by the kernel
+ * @used_len:	bytes of @fre that hold published entries; a 64-bit
+ *		atomic store-release by user space (also on 32-bit), a
+ *		load-acquire by the kernel
  * @next:	pointer to the next table, or 0
  * @fre_stride:	distance between entries (>= fre_size, multiple of 4)
  * @fre_size:	meaningful bytes of each entry (>= CODECTL_JIT_FRE_SIZE_VER0)
@@ -252,6 +261,7 @@ struct codectl_unregister_info {
 	__u64 text_start;
 	__u64 text_end;
 };
+
 #define CODECTL_UNREGISTER_INFO_SIZE_VER0	16
 
 /* codectl_query_info.kind */
@@ -264,7 +274,9 @@ struct codectl_unregister_info {
  *		lowest text_start whose text_end > @addr.  Start at 0, then
  *		pass the previous answer's text_end.
  * @kind:	out: CODECTL_KIND_ELF or CODECTL_KIND_JIT
- * @build_id_len: out: length of the build id (0 if none)
+ * @build_id_len: in: size of the @build_id buffer; out: length of the
+ *		build id (0 if none).  Copied only when it fits, as for
+ *		@pathname.
  * @text_start:	out
  * @text_end:	out
  * @elf_start:	out (ELF; 0 for JIT)
@@ -280,7 +292,7 @@ struct codectl_unregister_info {
  * @debug_link_crc: out
  * @debug_link_pathname: in: buffer, or 0
  * @debug_link_len: in/out, as @pathname_len
- * @build_id:	in: buffer of CODECTL_BUILD_ID_MAX bytes, or 0
+ * @build_id:	in: buffer of @build_id_len bytes, or 0
  * @__reserved:	in: must be 0
  *
  * Errors: ENOENT (no registration ends above @addr), EFAULT (a buffer
@@ -305,13 +317,14 @@ struct codectl_query_info {
 	__u32 __reserved;
 	__u64 build_id;
 };
+
 #define CODECTL_QUERY_INFO_SIZE_VER0	112
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers
  * @abi_version:	CODECTL_ABI_VERSION of the module
  * @__reserved:		0
- * @options:		bit n set when option n is supported
+ * @options:		bit n set when option n (< 64) is supported
  * @max_registrations:	per address space limit (module parameter)
  * @max_bytes:		per address space memory limit (module parameter)
  * @nr_registrations:	the caller's current registrations
@@ -328,6 +341,7 @@ struct codectl_version {
 	__u64 nr_registrations;
 	__u64 bytes;
 };
+
 #define CODECTL_VERSION_SIZE_VER0	48
 
 #endif /* _UAPI_LINUX_CODECTL_H */
