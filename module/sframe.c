@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0-only OR LGPL-2.1-or-later
 /*
  * SFrame decoding, freestanding (see sframe.h).
  */

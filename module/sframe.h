@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
+/* SPDX-License-Identifier: GPL-2.0-only OR LGPL-2.1-or-later */
 /*
  * SFrame decoding, freestanding: no libc, no kernel API.  The same source
  * is compiled into the codectl module and into user space (library, tools,
