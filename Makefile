@@ -29,8 +29,12 @@ module:
 		"install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# Not kbuild's "clean": for external modules it deletes build products
+# (*.o, *.ko, modules.order ...) anywhere under M=, .cache/ included.
 clean-module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
+		module/.*.cmd module/modules.order Module.symvers \
+		modules.order .*.cmd
 
 lib:
 	$(MAKE) -C lib
@@ -65,5 +69,4 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/vm clean
-	rm -rf module/*.o module/*.ko module/*.mod* module/.*.cmd \
-		Module.symvers modules.order .*.cmd
+	$(MAKE) clean-module

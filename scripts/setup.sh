@@ -50,7 +50,7 @@ fi
 
 pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       qemu-system-x86 busybox-static cpio xz-utils zstd file
-      python3 libelf-dev)
+      python3 libelf-dev pahole)
 apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 
 # Stock kernels (images and headers) are unpacked into the project's cache,

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The whole test run ("make check"):
+#   unit           libcodectl's host unit tests (cmocka)
+#   build-SERIES   the module builds for the stock kernel, clean under
+#                  sparse (C=2 W=1) and checkpatch --strict where available
+#   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm)
+#   dkms-SERIES    DKMS add/build/install and modprobe in a guest
+#
+#   scripts/check.sh [--vm-only] [SERIES...]     (default: 6.1 6.12)
+#
+# Every stage ends with "N passed, N failed"; a stage that exits non-zero
+# without counting a failure (a kernel warning in the guest, a crash, a
+# build error) counts as one failure.  Logs go to .cache/logs/.  The last
+# line is the sum: "total: N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CODECTL_CACHE:-$top/.cache}
+logs=$cache/logs
+mkdir -p "$logs"
+
+vm_only=0
+if [ "${1:-}" = --vm-only ]; then
+	vm_only=1
+	shift
+fi
+[ $# -gt 0 ] || set -- 6.1 6.12
+
+total_p=0 total_f=0
+summary=()
+
+# run_stage NAME COMMAND...: run, tee the log, add up its counts.
+run_stage() {
+	local name=$1 log=$logs/$1.log start rc line p f secs
+	shift
+	echo "=== $name"
+	start=$(date +%s)
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	secs=$(($(date +%s) - start))
+	line=$(grep -E '^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	p=$(sed -E 's/^([^ ]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	[ -n "$line" ] || { p=0 f=0; }
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "check: stage $name exited $rc without a counted failure: 1 failed"
+	fi
+	if [ -z "$line" ] && [ "$rc" -eq 0 ]; then
+		f=1
+		echo "check: stage $name ran no counted test: 1 failed"
+	fi
+	total_p=$((total_p + p))
+	total_f=$((total_f + f))
+	summary+=("$(printf '%-12s %4d passed, %d failed  (%ds)' "$name" "$p" "$f" "$secs")")
+}
+
+# Build and static checks of the module for one kernel.
+build_stage() {
+	local series=$1 p=0 f=0 out
+	if out=$("$top/scripts/build-module.sh" "$series" 2>&1); then
+		echo "ok - module builds for $series"; p=$((p + 1))
+	else
+		echo "$out"; echo "not ok - module builds for $series"; f=$((f + 1))
+	fi
+	if out=$("$top/scripts/build-module.sh" "$series" C=2 W=1 2>&1) &&
+	   ! grep -E 'warning:|error:' <<<"$out"; then
+		echo "ok - sparse and W=1 clean for $series"; p=$((p + 1))
+	else
+		echo "$out"; echo "not ok - sparse and W=1 clean for $series"; f=$((f + 1))
+	fi
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+}
+
+# The guest suite for one kernel.
+vm_stage() {
+	local series=$1 ko
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	"$top/scripts/vm-run.sh" -k "$series" -t 1200 \
+		-l "$logs/vm-$series.console" \
+		-a "$ko:/codectl.ko" \
+		-a "$top/tests/vm/codectl-abi-test:/tests/codectl-abi-test" \
+		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh /tests/guest-suite.sh /codectl.ko
+}
+
+start=$(date +%s)
+make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
+make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
+
+if [ $vm_only -eq 0 ]; then
+	run_stage unit make -s -C "$top/tests/unit" check
+	if [ -x "$cache/checkpatch/scripts/checkpatch.pl" ] ||
+	   apt-cache show linux-source-6.1 >/dev/null 2>&1; then
+		run_stage checkpatch bash -c '"$1" && echo "ok - checkpatch --strict clean" &&
+			echo "1 passed, 0 failed"' checkpatch "$top/scripts/checkpatch.sh"
+	fi
+fi
+for s in "$@"; do
+	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+	run_stage "vm-$s" vm_stage "$s"
+	[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
+done
+
+echo
+echo "=== summary ($(($(date +%s) - start))s)"
+printf '%s\n' "${summary[@]}"
+echo "total: $total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]

@@ -1,0 +1,303 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stock Debian kernels for building and booting codectl, unpacked into the
+# project cache -- never installed on the host.
+#
+#   scripts/kernels.sh fetch SERIES|all   download and unpack (idempotent)
+#   scripts/kernels.sh kver SERIES        print the kernel release (uname -r)
+#   scripts/kernels.sh kdir SERIES        print the headers dir (make -C KDIR)
+#   scripts/kernels.sh vmlinuz SERIES     print the kernel image path
+#   scripts/kernels.sh vmlinux SERIES     print the uncompressed ELF kernel
+#                                         (for QEMU's faster PVH boot)
+#   scripts/kernels.sh root SERIES        print the unpacked package root
+#   scripts/kernels.sh list               print the supported series
+#
+# A series is resolved to the newest linux-image-amd64 / linux-headers-amd64
+# meta package version found in its archives (`apt-cache madison`).  The
+# concrete packages (linux-image-KVER, linux-headers-KVER, -common and
+# linux-kbuild-*) are read from the metas' Depends, downloaded with
+# `apt-get download PKG=VERSION` and unpacked with `dpkg-deb -x` into
+#
+#   $CACHE/kernels/SERIES/root/      boot/{vmlinuz,System.map,config}-KVER,
+#                                    lib/modules/KVER/modules.{order,builtin,
+#                                    builtin.modinfo} (the image's .ko files
+#                                    are deleted), usr/src/linux-headers-*,
+#                                    usr/lib/linux-kbuild-*
+#   $CACHE/kernels/SERIES/kver       kernel release, e.g. 6.1.0-57-amd64
+#   $CACHE/kernels/SERIES/kdir       symlink to root/usr/src/linux-headers-KVER
+#   $CACHE/kernels/SERIES/vmlinux    the ELF kernel inside vmlinuz (CONFIG_PVH)
+#   $CACHE/kernels/SERIES/stamp      what was unpacked (meta version + packages)
+#
+# CACHE is <repo>/.cache unless CODECTL_CACHE is set.  The headers' Makefile
+# includes the -common Makefile by absolute path; it is rewritten to point
+# into the cache, so moving the cache needs a re-fetch (delete the stamp).
+set -euo pipefail
+
+# Series table: name, then the archives (as `apt-cache madison` prints the
+# suite, before "/main") whose linux-image-amd64 may be used.  The newest
+# version among them wins.  Adding a series is one line here, e.g.
+#   "7.2   sid"
+SERIES_TABLE=(
+	"6.1   bookworm bookworm-security"
+	"6.12  bookworm-backports"
+)
+
+# Bump when the cache layout below changes: stamps then no longer match and
+# the next fetch redoes the unpack.
+LAYOUT=2
+
+# Meta packages resolved per series (they pull the concrete ABI packages).
+IMAGE_META=linux-image-amd64
+HEADERS_META=linux-headers-amd64
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${CODECTL_CACHE:-$repo/.cache}
+
+die() { echo "kernels.sh: $*" >&2; exit 1; }
+
+series_names() {
+	local line words
+	for line in "${SERIES_TABLE[@]}"; do
+		read -r -a words <<<"$line"
+		echo "${words[0]}"
+	done
+}
+
+# series_suites SERIES: the archives of SERIES, one per line.
+series_suites() {
+	local line words
+	for line in "${SERIES_TABLE[@]}"; do
+		read -r -a words <<<"$line"
+		if [ "${words[0]}" = "$series" ]; then
+			printf '%s\n' "${words[@]:1}"
+			return 0
+		fi
+	done
+	die "unknown series '$series' (known: $(series_names | tr '\n' ' '))"
+}
+
+# newest_version PKG: the newest version of PKG in one of the series' suites.
+# madison lines look like
+#   linux-image-amd64 | 6.1.192-3 | http://... bookworm-security/main amd64 Packages
+newest_version() {
+	local pkg=$1 suites best="" ver where suite
+	suites=$(series_suites)
+	while IFS='|' read -r _ ver where; do
+		ver=${ver// /}
+		suite=$(awk '{ split($2, a, "/"); print a[1] }' <<<"$where")
+		grep -qxF "$suite" <<<"$suites" || continue
+		if [ -z "$best" ] || dpkg --compare-versions "$ver" gt "$best"; then
+			best=$ver
+		fi
+	done < <(apt-cache madison "$pkg")
+	[ -n "$best" ] || die "no $pkg for series $series in: ${suites//$'\n'/ }"
+	echo "$best"
+}
+
+# depends PKG VERSION: "name version" for each Depends entry of PKG=VERSION
+# (first alternative only; version from an "=" or ">=" constraint, else "-").
+depends() {
+	apt-cache show "$1=$2" |
+		awk '/^Depends:/ { sub(/^Depends: */, ""); print; exit }' |
+		tr ',' '\n' |
+		sed -E 's/\|.*//; s/^ *//; s/ *$//' |
+		sed -E 's/^([^ ]+) \((=|>=) ([^)]+)\)$/\1 \3/; t; s/^([^ ]+).*/\1 -/'
+}
+
+# pick REGEX: first "name version" line (from stdin) whose name matches.
+pick() {
+	awk -v re="$1" '!found && $1 ~ re { print; found = 1 } END { exit !found }'
+}
+
+# resolve: set meta_ver and pkgs=("name=version" ...) for $series.
+resolve() {
+	local img hdr common kbuild hdr_name hdr_ver
+	meta_ver=$(newest_version "$IMAGE_META")
+	img=$(depends "$IMAGE_META" "$meta_ver" | pick '^linux-image-') ||
+		die "$IMAGE_META=$meta_ver: no linux-image-* in Depends"
+	hdr=$(depends "$HEADERS_META" "$meta_ver" | pick '^linux-headers-') ||
+		die "$HEADERS_META=$meta_ver: no linux-headers-* in Depends"
+	read -r hdr_name hdr_ver <<<"$hdr"
+	[ "$hdr_ver" != - ] || hdr_ver=$meta_ver
+	common=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-headers-.*-common$') ||
+		die "$hdr_name: no linux-headers-*-common in Depends"
+	kbuild=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-kbuild-') ||
+		die "$hdr_name: no linux-kbuild-* in Depends"
+	# All four come from the same source package: an unversioned
+	# dependency means the headers' own version.
+	pkgs=()
+	local p name ver
+	for p in "$img" "$hdr" "$common" "$kbuild"; do
+		read -r name ver <<<"$p"
+		[ "$ver" != - ] || ver=$hdr_ver
+		pkgs+=("$name=$ver")
+	done
+}
+
+# extract_vmlinux BZIMAGE OUT: write the ELF kernel compressed inside
+# BZIMAGE to OUT.  QEMU boots such an ELF through its PVH entry point, which
+# skips the decompressor: under TCG that saves ~2.5 s per boot of the
+# xz-compressed 6.1 image.  Tries each compressor's magic, like the kernel's
+# scripts/extract-vmlinux; decompressors may complain about the trailing
+# bytes, so success is judged by the ELF magic of the result.
+extract_vmlinux() {
+	local img=$1 out=$2 z off
+	local -A magic=([xz]=$'\xfd7zXZ' [zstd]=$'(\xb5/\xfd' [gzip]=$'\x1f\x8b\x08')
+	for z in xz zstd gzip; do
+		off=$(LC_ALL=C grep -abo -F "${magic[$z]}" "$img" | head -n 1 | cut -d: -f1)
+		[ -n "$off" ] || continue
+		tail -c +$((off + 1)) "$img" | "$z" -dc >"$out" 2>/dev/null || true
+		[ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = '177ELF' ] && return 0
+	done
+	rm -f "$out"
+	return 1
+}
+
+# fetch_series: download and unpack $series unless the stamp says it's done.
+# The unpack happens in SERIES.new, which then replaces SERIES in one rename,
+# so builds and VMs using the old tree are not pulled from under their feet.
+fetch_series() {
+	local final=$CACHE/kernels/$series meta_ver pkgs want
+	resolve
+	want="layout=$LAYOUT $IMAGE_META=$meta_ver ${pkgs[*]}"
+	if [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ] && complete; then
+		echo "kernels.sh: $series up to date ($want)"
+		return 0
+	fi
+	echo "kernels.sh: $series: fetching ${pkgs[*]}"
+
+	local dir=$final.new
+	rm -rf "$dir"
+	mkdir -p "$dir/debs" "$dir/root"
+	# As root, apt would drop to user _apt, who cannot write here.
+	(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "${pkgs[@]}")
+
+	local deb
+	for deb in "$dir"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root"
+	done
+	rm -rf "$dir/debs"
+
+	local root=$dir/root kver moddir f link target
+	# The kernel release is the one directory under lib/modules that the
+	# image filled (boot/vmlinuz-KVER must exist for it).
+	for moddir in "$root"/lib/modules/* "$root"/usr/lib/modules/*; do
+		[ -f "$root/boot/vmlinuz-${moddir##*/}" ] && kver=${moddir##*/} && break
+	done
+	[ -n "${kver:-}" ] || die "$series: no boot/vmlinuz-* matching lib/modules/*"
+	# Newer (usrmerged) packages use usr/lib/modules: offer lib/modules too.
+	[ -e "$root/lib" ] || ln -s usr/lib "$root/lib"
+
+	# Drop the image's modules (~400 MB); keep only the metadata that
+	# modprobe/depmod need to know what is built in.
+	for f in "$moddir"/*; do
+		case ${f##*/} in
+		modules.order | modules.builtin | modules.builtin.modinfo | build | source) ;;
+		*) rm -rf "$f" ;;
+		esac
+	done
+
+	# Absolute symlinks (lib/modules/KVER/{build,source}) would point into
+	# the host: make them relative inside root.
+	while IFS= read -r link; do
+		target=$(readlink "$link")
+		ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
+	done < <(find "$root" -type l -lname '/*')
+
+	# The arch headers' Makefile is one line including the -common one by
+	# absolute path: point it at the final place of root.
+	local kdir=$root/usr/src/linux-headers-$kver
+	[ -f "$kdir/Makefile" ] || die "$series: no headers dir $kdir"
+	sed -i -E "s#^include /usr/src/#include $final/root/usr/src/#" "$kdir/Makefile"
+	grep -q "^include $final/root/usr/src/linux-headers-.*-common/Makefile" "$kdir/Makefile" ||
+		die "$series: unexpected $kdir/Makefile: $(cat "$kdir/Makefile")"
+
+	# Uncompressed kernel for QEMU's PVH entry (see extract_vmlinux).
+	if grep -q '^CONFIG_PVH=y' "$root/boot/config-$kver"; then
+		extract_vmlinux "$root/boot/vmlinuz-$kver" "$dir/vmlinux" ||
+			echo "kernels.sh: $series: no vmlinux extracted, VMs boot the bzImage" >&2
+	fi
+
+	echo "$kver" >"$dir/kver"
+	ln -sfn "root/usr/src/linux-headers-$kver" "$dir/kdir"
+	echo "$want" >"$dir/stamp"
+
+	rm -rf "$final.old"
+	[ ! -e "$final" ] || mv "$final" "$final.old"
+	mv "$dir" "$final"
+	rm -rf "$final.old"
+	echo "kernels.sh: $series: $kver unpacked in $final/root"
+}
+
+# complete: true if every file the other commands hand out is in place
+# (a stamp alone is not trusted: cleanups have deleted modules.order before).
+complete() {
+	local dir=$CACHE/kernels/$series kver f
+	[ -f "$dir/stamp" ] && [ -f "$dir/kver" ] || return 1
+	kver=$(cat "$dir/kver")
+	for f in boot/vmlinuz-$kver boot/System.map-$kver boot/config-$kver \
+		lib/modules/$kver/modules.order lib/modules/$kver/modules.builtin \
+		lib/modules/$kver/modules.builtin.modinfo \
+		usr/src/linux-headers-$kver/Makefile; do
+		[ -f "$dir/root/$f" ] || { echo "kernels.sh: $series: missing $f" >&2; return 1; }
+	done
+}
+
+# need_fetched: fail unless $series was fetched completely.
+need_fetched() {
+	series_suites >/dev/null # validates the name
+	[ -f "$CACHE/kernels/$series/stamp" ] ||
+		die "series $series not fetched: run scripts/kernels.sh fetch $series"
+	complete || die "series $series incomplete: run scripts/kernels.sh fetch $series"
+}
+
+usage() {
+	cat >&2 <<-EOF
+	usage: scripts/kernels.sh fetch SERIES|all
+	       scripts/kernels.sh kver|kdir|vmlinuz|vmlinux|root SERIES
+	       scripts/kernels.sh list
+	series: $(series_names | tr '\n' ' ')
+	EOF
+	exit 2
+}
+
+[ $# -ge 1 ] || usage
+cmd=$1
+series=${2:-}
+case $cmd in
+list)
+	series_names
+	;;
+fetch)
+	[ -n "$series" ] || usage
+	# One fetch at a time (setup.sh and test runs may overlap).
+	mkdir -p "$CACHE/kernels"
+	exec 9>"$CACHE/kernels/.lock"
+	flock 9
+	if [ "$series" = all ]; then
+		for series in $(series_names); do fetch_series; done
+	else
+		fetch_series
+	fi
+	;;
+kver | kdir | vmlinuz | vmlinux | root)
+	[ -n "$series" ] || usage
+	need_fetched
+	dir=$CACHE/kernels/$series
+	kver=$(cat "$dir/kver")
+	case $cmd in
+	kver) echo "$kver" ;;
+	kdir) readlink -f "$dir/kdir" ;;
+	vmlinuz) echo "$dir/root/boot/vmlinuz-$kver" ;;
+	vmlinux)
+		[ -f "$dir/vmlinux" ] || die "$series: no uncompressed vmlinux (kernel without CONFIG_PVH?)"
+		echo "$dir/vmlinux"
+		;;
+	root) echo "$dir/root" ;;
+	esac
+	;;
+*)
+	usage
+	;;
+esac
