@@ -1,20 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0-only OR LGPL-2.1-or-later
 /*
  * SFrame decoding, freestanding (see sframe.h).
+ *
+ * Reading.  All bytes come through sf_get(), which bounds-checks the
+ * request against a limit inside the section and then either points into
+ * the addressable section or fills a small window through the reader.
+ * Nothing read is trusted: a lookup re-checks every offset, count and
+ * order it relies on, so a section that changed since sframe_validate()
+ * only makes the lookup fail.
  */
 #include "sframe.h"
 
-/* Bytes of one FDE (v3: of one FDE index entry), by version. */
-static uint32_t sframe_fde_size(uint8_t version)
+#define SFRAME_V3_ATTR_SIZE	5	/* u16 num_fres, info, info2, rep_size */
+
+/* FDE info (all versions) */
+#define FDE_FRE_TYPE(info)	((info) & 0xf)
+#define FDE_PC_MASK(info)	(((info) >> 4) & 0x1)
+#define FDE_PAUTH_KEY(info)	(((info) >> 5) & 0x1)
+#define FDE_SIGNAL(info)	(((info) >> 7) & 0x1)	/* v3 */
+/* FDE info2 (v3) */
+#define FDE_TYPE(info2)		((info2) & 0x1f)
+#define FDE_TYPE_DEFAULT	0
+#define FDE_TYPE_FLEX		1
+/* FRE info */
+#define FRE_BASE_SP(info)	((info) & 0x1)
+#define FRE_COUNT(info)		(((info) >> 1) & 0xf)
+#define FRE_WORD_SIZE(info)	(((info) >> 5) & 0x3)
+#define FRE_MANGLED_RA(info)	(((info) >> 7) & 0x1)
+/* FLEX control words */
+#define FLEX_REG_P(c)		((c) & 0x1)
+#define FLEX_DEREF_P(c)		(((c) >> 1) & 0x1)
+#define FLEX_REGNUM(c)		((c) >> 3)
+/* s390x encodings (default FDEs) */
+#define S390X_CFA_DECODE(v)	((v) * 8 + 160)
+#define S390X_IS_REGNUM(v)	((v) & 1)
+#define S390X_REGNUM(v)		((v) >> 1)
+
+/* v1 FDEs have no repetition block size; PLT stubs are 16 bytes. */
+#define SFRAME_V1_REP_SIZE	16
+
+/*
+ * A read window: bytes [off, off + avail) of the section are at p.  For
+ * addressable sections p points into them and nothing is copied.
+ */
+struct sf_win {
+	const struct sframe_sec *s;
+	uint64_t off;
+	uint32_t avail;
+	const uint8_t *p;
+	uint8_t buf[SFRAME_READ_MAX];
+};
+
+static void sf_win_init(struct sf_win *w, const struct sframe_sec *s)
 {
-	switch (version) {
-	case SFRAME_VERSION_1:
-		return 17;
-	case SFRAME_VERSION_2:
-		return 20;
-	default:
-		return 16;
+	w->s = s;
+	w->off = 0;
+	w->avail = 0;
+	w->p = NULL;
+}
+
+/*
+ * Point *@out at @n bytes at section offset @off, which must lie below
+ * @lim (itself inside the section).  @n is at most SFRAME_READ_MAX.
+ */
+static int sf_get(struct sf_win *w, uint64_t off, uint32_t n, uint64_t lim,
+		  const uint8_t **out, int bounds_err)
+{
+	const struct sframe_sec *s = w->s;
+	uint64_t len;
+
+	if (off > lim || n > lim - off)
+		return bounds_err;
+	if (s->mem) {
+		*out = s->mem + off;
+		return SFRAME_OK;
 	}
+	if (w->avail && off >= w->off && off + n <= w->off + w->avail) {
+		*out = w->p + (off - w->off);
+		return SFRAME_OK;
+	}
+	len = lim - off;
+	if (len > SFRAME_READ_MAX)
+		len = SFRAME_READ_MAX;
+	if (s->read(s->ctx, off, w->buf, (uint32_t)len)) {
+		w->avail = 0;
+		return SFRAME_E_READ;
+	}
+	w->off = off;
+	w->avail = (uint32_t)len;
+	w->p = w->buf;
+	*out = w->buf;
+	return SFRAME_OK;
 }
 
 static uint16_t get16(const uint8_t *p, int be)
@@ -29,6 +105,47 @@ static uint32_t get32(const uint8_t *p, int be)
 		       (uint32_t)p[2] << 8 | p[3];
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t get64(const uint8_t *p, int be)
+{
+	uint64_t lo = get32(p + (be ? 4 : 0), be);
+	uint64_t hi = get32(p + (be ? 0 : 4), be);
+
+	return hi << 32 | lo;
+}
+
+/* An unsigned field of 1, 2 or 4 bytes. */
+static uint32_t getu(const uint8_t *p, uint32_t size, int be)
+{
+	if (size == 1)
+		return p[0];
+	if (size == 2)
+		return get16(p, be);
+	return get32(p, be);
+}
+
+/* A signed field of 1, 2 or 4 bytes. */
+static int32_t gets(const uint8_t *p, uint32_t size, int be)
+{
+	if (size == 1)
+		return (int8_t)p[0];
+	if (size == 2)
+		return (int16_t)get16(p, be);
+	return (int32_t)get32(p, be);
+}
+
+/* Bytes of one FDE (v3: of one FDE index entry), by version. */
+static uint32_t sframe_fde_size(uint8_t version)
+{
+	switch (version) {
+	case SFRAME_VERSION_1:
+		return 17;
+	case SFRAME_VERSION_2:
+		return 20;
+	default:
+		return 16;
+	}
 }
 
 int sframe_parse_header(const uint8_t *buf, uint64_t section_size,
@@ -94,6 +211,10 @@ int sframe_parse_header(const uint8_t *buf, uint64_t section_size,
 	    hdr->flags != (SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL))
 		return SFRAME_E_FLAGS;
 
+	/* AMD64 always saves the RA at a fixed CFA offset. */
+	if (hdr->abi == SFRAME_ABI_AMD64_LE && !hdr->cfa_fixed_ra_offset)
+		return SFRAME_E_FIXED_RA;
+
 	hdr_end = SFRAME_HEADER_SIZE + (uint64_t)hdr->auxhdr_len;
 	if (hdr_end > section_size)
 		return SFRAME_E_AUXHDR;
@@ -116,6 +237,506 @@ int sframe_parse_header(const uint8_t *buf, uint64_t section_size,
 	return SFRAME_OK;
 }
 
+int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
+		const uint8_t *mem, sframe_read_fn read, void *ctx)
+{
+	uint8_t buf[SFRAME_HEADER_SIZE];
+	const uint8_t *p = buf;
+	uint64_t hdr_end;
+	int err;
+
+	sec->addr = addr;
+	sec->size = size;
+	sec->mem = mem;
+	sec->read = read;
+	sec->ctx = ctx;
+	sec->text_start = 0;
+	sec->text_end = 0;
+
+	if (size < SFRAME_HEADER_SIZE)
+		return SFRAME_E_TRUNCATED;
+	if (mem)
+		p = mem;
+	else if (!read || read(ctx, 0, buf, SFRAME_HEADER_SIZE))
+		return SFRAME_E_READ;
+	err = sframe_parse_header(p, size, &sec->hdr);
+	if (err)
+		return err;
+
+	hdr_end = SFRAME_HEADER_SIZE + (uint64_t)sec->hdr.auxhdr_len;
+	sec->fdes = hdr_end + sec->hdr.fdes_off;
+	sec->fres = hdr_end + sec->hdr.fres_off;
+	sec->fres_end = sec->fres + sec->hdr.fre_len;
+	return SFRAME_OK;
+}
+
+/* Section offset of FDE @i; i < num_fdes, so it lies inside the section. */
+static uint64_t sf_fde_off(const struct sframe_sec *sec, uint32_t i)
+{
+	return sec->fdes + (uint64_t)i * sec->hdr.fde_size;
+}
+
+/* The absolute start address of FDE @i from its first field. */
+static uint64_t sf_func_start(const struct sframe_sec *sec, uint32_t i,
+			      const uint8_t *p)
+{
+	int be = sec->hdr.big_endian;
+	uint64_t base = sec->addr;
+
+	/*
+	 * Without PCREL (every v1, v2 up to binutils 2.44) the field counts
+	 * from the start of the section; with it (2.45 v2, all v3), from the
+	 * field itself, the first of its FDE.
+	 */
+	if (sec->hdr.flags & SFRAME_F_FDE_FUNC_START_PCREL)
+		base += sf_fde_off(sec, i);
+	if (sec->hdr.version == SFRAME_VERSION_3)
+		return base + get64(p, be);
+	return base + (uint64_t)(int64_t)(int32_t)get32(p, be);
+}
+
+static int sf_fde_decode(const struct sframe_sec *sec, struct sf_win *w,
+			 uint32_t i, struct sframe_fde *fde)
+{
+	const struct sframe_header *h = &sec->hdr;
+	int be = h->big_endian;
+	uint32_t fre_off;
+	const uint8_t *p;
+	uint8_t info, info2 = FDE_TYPE_DEFAULT;
+	int err;
+
+	err = sf_get(w, sf_fde_off(sec, i), h->fde_size, sec->fres,
+		     &p, SFRAME_E_FDES_BOUNDS);
+	if (err)
+		return err;
+
+	fde->func_start = sf_func_start(sec, i, p);
+	if (h->version == SFRAME_VERSION_3) {
+		fde->func_size = get32(p + 8, be);
+		fre_off = get32(p + 12, be);
+	} else {
+		fde->func_size = get32(p + 4, be);
+		fre_off = get32(p + 8, be);
+		fde->num_fres = get32(p + 12, be);
+		info = p[16];
+		fde->rep_size = h->version == SFRAME_VERSION_2 ?
+				p[17] : SFRAME_V1_REP_SIZE;
+	}
+
+	if (fde->func_start + fde->func_size < fde->func_start)
+		return SFRAME_E_FUNC_WRAP;
+	if (sec->text_end &&
+	    (fde->func_start < sec->text_start ||
+	     fde->func_start + fde->func_size > sec->text_end))
+		return SFRAME_E_FUNC_RANGE;
+
+	fde->fres_at = sec->fres + fre_off;
+	if (h->version == SFRAME_VERSION_3) {
+		/* The attribute record precedes the function's FREs. */
+		err = sf_get(w, fde->fres_at, SFRAME_V3_ATTR_SIZE,
+			     sec->fres_end, &p, SFRAME_E_FDE_FRE_OFF);
+		if (err)
+			return err;
+		fde->num_fres = get16(p, be);
+		info = p[2];
+		info2 = p[3];
+		fde->rep_size = p[4];
+		fde->fres_at += SFRAME_V3_ATTR_SIZE;
+	}
+	if (fde->fres_at > sec->fres_end ||
+	    (fde->num_fres && fde->fres_at == sec->fres_end))
+		return SFRAME_E_FDE_FRE_OFF;
+
+	fde->fre_type = FDE_FRE_TYPE(info);
+	fde->pc_mask = FDE_PC_MASK(info);
+	fde->pauth_key_b = FDE_PAUTH_KEY(info);
+	fde->signal = h->version == SFRAME_VERSION_3 ? FDE_SIGNAL(info) : 0;
+	fde->flex = FDE_TYPE(info2) == FDE_TYPE_FLEX;
+	if (fde->fre_type > 2 || FDE_TYPE(info2) > FDE_TYPE_FLEX ||
+	    (fde->pc_mask && !fde->rep_size))
+		return SFRAME_E_FDE_INFO;
+	return SFRAME_OK;
+}
+
+int sframe_fde_at(const struct sframe_sec *sec, uint32_t i,
+		  struct sframe_fde *fde)
+{
+	struct sf_win w;
+
+	if (i >= sec->hdr.num_fdes)
+		return SFRAME_E_NOT_FOUND;
+	sf_win_init(&w, sec);
+	return sf_fde_decode(sec, &w, i, fde);
+}
+
+int sframe_find_fde(const struct sframe_sec *sec, uint64_t pc,
+		    struct sframe_fde *fde)
+{
+	uint32_t lo = 0, hi = sec->hdr.num_fdes, start_size;
+	uint64_t next_start;
+	struct sf_win w;
+	const uint8_t *p;
+	int err;
+
+	if (!(sec->hdr.flags & SFRAME_F_FDE_SORTED))
+		return SFRAME_E_UNSORTED;
+	start_size = sec->hdr.version == SFRAME_VERSION_3 ? 8 : 4;
+	sf_win_init(&w, sec);
+
+	/* The last FDE whose function starts at or below pc. */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+
+		err = sf_get(&w, sf_fde_off(sec, mid), start_size, sec->fres,
+			     &p, SFRAME_E_FDES_BOUNDS);
+		if (err)
+			return err;
+		start = sf_func_start(sec, mid, p);
+		if (start <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	err = sf_fde_decode(sec, &w, lo, fde);
+	if (err)
+		return err;
+	if (pc < fde->func_start || pc - fde->func_start >= fde->func_size)
+		return SFRAME_E_NOT_FOUND;
+	/* In a sorted section the next function does not start lower. */
+	if (lo + 1 < sec->hdr.num_fdes) {
+		err = sf_get(&w, sf_fde_off(sec, lo + 1), start_size,
+			     sec->fres, &p, SFRAME_E_FDES_BOUNDS);
+		if (err)
+			return err;
+		next_start = sf_func_start(sec, lo + 1, p);
+		if (next_start < fde->func_start)
+			return SFRAME_E_UNSORTED;
+	}
+	return SFRAME_OK;
+}
+
+/* A decoded FRE header: where its data words are and how to read them. */
+struct sf_fre {
+	uint32_t start;
+	uint8_t info;
+	uint8_t count;		/* data words */
+	uint8_t word;		/* bytes per data word */
+	uint64_t data;		/* section offset of the data words */
+};
+
+/* Is @n data words a valid DEFAULT FRE for the ABI? (FLEX: checked later) */
+static int sf_count_ok(const struct sframe_sec *sec, uint8_t n)
+{
+	if (sec->hdr.abi == SFRAME_ABI_AMD64_LE)
+		return n <= 2;
+	return n <= 3;
+}
+
+/*
+ * Read the FRE header at *@off and advance *@off past the FRE.  Checks
+ * bounds, the data word size and count; order is the caller's.
+ */
+static int sf_fre_next(const struct sframe_sec *sec, struct sf_win *w,
+		       const struct sframe_fde *fde, uint64_t *off,
+		       struct sf_fre *fre)
+{
+	uint32_t start_size = 1U << fde->fre_type;
+	int be = sec->hdr.big_endian;
+	const uint8_t *p;
+	uint64_t len;
+	int err;
+
+	err = sf_get(w, *off, start_size + 1, sec->fres_end, &p,
+		     SFRAME_E_FRE_BOUNDS);
+	if (err)
+		return err;
+	fre->start = getu(p, start_size, be);
+	fre->info = p[start_size];
+	if (FRE_WORD_SIZE(fre->info) > 2)
+		return SFRAME_E_FRE_SIZE;
+	fre->word = (uint8_t)(1U << FRE_WORD_SIZE(fre->info));
+	fre->count = FRE_COUNT(fre->info);
+	if (!fde->flex && !sf_count_ok(sec, fre->count))
+		return SFRAME_E_FRE_COUNT;
+	fre->data = *off + start_size + 1;
+	len = (uint64_t)fre->count * fre->word;
+	if (fre->data > sec->fres_end || len > sec->fres_end - fre->data)
+		return SFRAME_E_FRE_BOUNDS;
+	*off = fre->data + len;
+	return SFRAME_OK;
+}
+
+static void sf_loc(struct sframe_loc *loc, uint8_t kind, uint16_t base,
+		   int32_t off)
+{
+	loc->kind = kind;
+	loc->base = base;
+	loc->off = off;
+}
+
+/* The RA and FP rules that apply when an FRE says nothing about them. */
+static void sf_default_ra_fp(const struct sframe_sec *sec,
+			     struct sframe_rule *rule)
+{
+	const struct sframe_header *h = &sec->hdr;
+
+	if (h->cfa_fixed_ra_offset)
+		sf_loc(&rule->ra, SFRAME_LOC_MEM, SFRAME_BASE_CFA,
+		       h->cfa_fixed_ra_offset);
+	else
+		sf_loc(&rule->ra, SFRAME_LOC_SAME, 0, 0);
+	if (h->cfa_fixed_fp_offset)
+		sf_loc(&rule->fp, SFRAME_LOC_MEM, SFRAME_BASE_CFA,
+		       h->cfa_fixed_fp_offset);
+	else
+		sf_loc(&rule->fp, SFRAME_LOC_SAME, 0, 0);
+}
+
+/* A saved RA or FP of a DEFAULT FRE: on the stack, or (s390x) a register. */
+static void sf_saved(const struct sframe_sec *sec, struct sframe_loc *loc,
+		     int32_t v)
+{
+	if (sec->hdr.abi == SFRAME_ABI_S390X_BE && S390X_IS_REGNUM(v))
+		sf_loc(loc, SFRAME_LOC_VAL, (uint16_t)S390X_REGNUM((uint32_t)v),
+		       0);
+	else
+		sf_loc(loc, SFRAME_LOC_MEM, SFRAME_BASE_CFA, v);
+}
+
+static void sf_decode_default(const struct sframe_sec *sec,
+			      const struct sf_fre *fre, const uint8_t *p,
+			      struct sframe_rule *rule)
+{
+	const struct sframe_header *h = &sec->hdr;
+	int be = h->big_endian, s390x = h->abi == SFRAME_ABI_S390X_BE;
+	uint32_t fp_idx = h->cfa_fixed_ra_offset ? 1 : 2;
+	int32_t w[3] = { 0, 0, 0 };
+	uint32_t i;
+
+	for (i = 0; i < fre->count; i++)
+		w[i] = gets(p + i * fre->word, fre->word, be);
+
+	sf_loc(&rule->cfa, SFRAME_LOC_VAL,
+	       FRE_BASE_SP(fre->info) ? SFRAME_BASE_SP : SFRAME_BASE_FP,
+	       s390x ? S390X_CFA_DECODE(w[0]) : w[0]);
+	sf_default_ra_fp(sec, rule);
+	/* Without a fixed RA offset, the RA is the second word. */
+	if (!h->cfa_fixed_ra_offset && fre->count >= 2 && !(s390x && !w[1]))
+		sf_saved(sec, &rule->ra, w[1]);
+	if (fre->count > fp_idx)
+		sf_saved(sec, &rule->fp, w[fp_idx]);
+}
+
+/* One FLEX (control, offset) pair. */
+static void sf_flex_loc(struct sframe_loc *loc, uint32_t ctrl, int32_t off)
+{
+	sf_loc(loc, FLEX_DEREF_P(ctrl) ? SFRAME_LOC_MEM : SFRAME_LOC_VAL,
+	       FLEX_REG_P(ctrl) ? (uint16_t)FLEX_REGNUM(ctrl) : SFRAME_BASE_CFA,
+	       off);
+}
+
+/*
+ * FLEX data words: (control, offset) pairs for CFA, RA, FP.  A control of
+ * 0 in place of the RA pair is a single padding word (RA at its default),
+ * and a control of 0 means "default" for FP too.  Every word must be used.
+ */
+static int sf_decode_flex(const struct sframe_sec *sec,
+			  const struct sf_fre *fre, const uint8_t *p,
+			  struct sframe_rule *rule)
+{
+	int be = sec->hdr.big_endian;
+	uint32_t n = fre->count, idx, ctrl;
+
+#define WORD_U(k)	getu(p + (k) * fre->word, fre->word, be)
+#define WORD_S(k)	gets(p + (k) * fre->word, fre->word, be)
+	if (n < 2)
+		return SFRAME_E_FRE_FLEX;
+	ctrl = WORD_U(0);
+	if (!FLEX_REG_P(ctrl))		/* the CFA needs a base register */
+		return SFRAME_E_FRE_FLEX;
+	sf_flex_loc(&rule->cfa, ctrl, WORD_S(1));
+	sf_default_ra_fp(sec, rule);
+	idx = 2;
+	if (n > idx) {
+		ctrl = WORD_U(idx);
+		if (!ctrl) {
+			idx += 1;
+		} else {
+			if (n < idx + 2)
+				return SFRAME_E_FRE_FLEX;
+			sf_flex_loc(&rule->ra, ctrl, WORD_S(idx + 1));
+			idx += 2;
+		}
+	}
+	if (n > idx) {
+		if (n < idx + 2)
+			return SFRAME_E_FRE_FLEX;
+		ctrl = WORD_U(idx);
+		if (ctrl)
+			sf_flex_loc(&rule->fp, ctrl, WORD_S(idx + 1));
+		idx += 2;
+	}
+#undef WORD_U
+#undef WORD_S
+	return idx == n ? SFRAME_OK : SFRAME_E_FRE_FLEX;
+}
+
+static int sf_decode_rule(const struct sframe_sec *sec, struct sf_win *w,
+			  const struct sframe_fde *fde,
+			  const struct sf_fre *fre, struct sframe_rule *rule)
+{
+	const uint8_t *p = NULL;
+	int err;
+
+	rule->func_start = fde->func_start;
+	rule->func_size = fde->func_size;
+	rule->flags = 0;
+	if (fde->signal)
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (fde->flex)
+		rule->flags |= SFRAME_RULE_FLEX;
+	if (sec->hdr.abi == SFRAME_ABI_AARCH64_BE ||
+	    sec->hdr.abi == SFRAME_ABI_AARCH64_LE) {
+		if (FRE_MANGLED_RA(fre->info))
+			rule->flags |= SFRAME_RULE_MANGLED_RA;
+		if (fde->pauth_key_b)
+			rule->flags |= SFRAME_RULE_PAUTH_KEY_B;
+	}
+
+	if (!fre->count) {
+		/* No data words: the outermost frame, RA undefined. */
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		sf_loc(&rule->cfa, SFRAME_LOC_UNDEF, 0, 0);
+		sf_loc(&rule->ra, SFRAME_LOC_UNDEF, 0, 0);
+		sf_loc(&rule->fp, SFRAME_LOC_SAME, 0, 0);
+		return SFRAME_OK;
+	}
+	err = sf_get(w, fre->data, (uint32_t)fre->count * fre->word,
+		     sec->fres_end, &p, SFRAME_E_FRE_BOUNDS);
+	if (err)
+		return err;
+	if (fde->flex)
+		return sf_decode_flex(sec, fre, p, rule);
+	sf_decode_default(sec, fre, p, rule);
+	return SFRAME_OK;
+}
+
+/*
+ * Walk the FREs of @fde up to the last one starting at or below @target
+ * (all of them for a @target of ~0), checking
+ * each.  *@hit gets that FRE, *@bytes the bytes of all FREs walked.
+ */
+static int sf_walk(const struct sframe_sec *sec, struct sf_win *w,
+		   const struct sframe_fde *fde, uint64_t target,
+		   struct sf_fre *hit, uint64_t *bytes, int check_data)
+{
+	uint64_t off = fde->fres_at, limit;
+	struct sf_fre fre;
+	struct sframe_rule tmp;
+	int found = 0, err;
+	uint32_t k;
+
+	limit = fde->pc_mask ? fde->rep_size : fde->func_size;
+	for (k = 0; k < fde->num_fres; k++) {
+		uint64_t at = off;
+
+		err = sf_fre_next(sec, w, fde, &off, &fre);
+		if (err)
+			return err;
+		if (k && fre.start <= hit->start)
+			return SFRAME_E_FRE_ORDER;
+		if (limit ? fre.start >= limit : fre.start != 0)
+			return SFRAME_E_FRE_START;
+		if (check_data) {
+			err = sf_decode_rule(sec, w, fde, &fre, &tmp);
+			if (err)
+				return err;
+		}
+		if (fre.start > target) {
+			off = at;
+			break;
+		}
+		*hit = fre;
+		found = 1;
+	}
+	if (bytes)
+		*bytes = off - fde->fres_at;
+	return found ? SFRAME_OK : SFRAME_E_NO_FRE;
+}
+
+int sframe_fde_rule(const struct sframe_sec *sec,
+		    const struct sframe_fde *fde, uint64_t pc,
+		    struct sframe_rule *rule)
+{
+	struct sf_win w;
+	struct sf_fre fre;
+	uint64_t target;
+	int err;
+
+	if (pc < fde->func_start || pc - fde->func_start >= fde->func_size)
+		return SFRAME_E_NOT_FOUND;
+	target = pc - fde->func_start;
+	if (fde->pc_mask)
+		target %= fde->rep_size;
+
+	sf_win_init(&w, sec);
+	err = sf_walk(sec, &w, fde, target, &fre, NULL, 0);
+	if (err)
+		return err;
+	return sf_decode_rule(sec, &w, fde, &fre, rule);
+}
+
+int sframe_find(const struct sframe_sec *sec, uint64_t pc,
+		struct sframe_rule *rule)
+{
+	struct sframe_fde fde;
+	int err;
+
+	err = sframe_find_fde(sec, pc, &fde);
+	if (err)
+		return err;
+	return sframe_fde_rule(sec, &fde, pc, rule);
+}
+
+int sframe_validate(const struct sframe_sec *sec)
+{
+	uint64_t fres = 0, bytes = 0, prev_start = 0, prev_end = 0, n;
+	struct sframe_fde fde;
+	struct sf_fre last;
+	struct sf_win w;
+	uint32_t i;
+	int err;
+
+	if (!(sec->hdr.flags & SFRAME_F_FDE_SORTED))
+		return SFRAME_E_UNSORTED;
+	sf_win_init(&w, sec);
+	for (i = 0; i < sec->hdr.num_fdes; i++) {
+		err = sf_fde_decode(sec, &w, i, &fde);
+		if (err)
+			return err;
+		if (i && fde.func_start < prev_start)
+			return SFRAME_E_UNSORTED;
+		if (i && fde.func_start < prev_end)
+			return SFRAME_E_FDE_OVERLAP;
+		prev_start = fde.func_start;
+		prev_end = fde.func_start + fde.func_size;
+		if (!fde.num_fres)
+			return SFRAME_E_FDE_NO_FRES;
+
+		err = sf_walk(sec, &w, &fde, ~(uint64_t)0, &last, &n, 1);
+		if (err)
+			return err;
+		fres += fde.num_fres;
+		bytes += n;
+		if (sec->hdr.version == SFRAME_VERSION_3)
+			bytes += SFRAME_V3_ATTR_SIZE;
+	}
+	if (fres != sec->hdr.num_fres || bytes != sec->hdr.fre_len)
+		return SFRAME_E_FRE_TOTAL;
+	return SFRAME_OK;
+}
+
 const char *sframe_strerror(int err)
 {
 	static const char *const msg[SFRAME_E_NR_CODES] = {
@@ -130,6 +751,24 @@ const char *sframe_strerror(int err)
 		[SFRAME_E_FDES_BOUNDS]	= "FDE array out of bounds",
 		[SFRAME_E_FRES_BOUNDS]	= "FRE sub-section out of bounds",
 		[SFRAME_E_OVERLAP]	= "FREs overlap the FDE array",
+		[SFRAME_E_FIXED_RA]	= "missing fixed RA offset",
+		[SFRAME_E_UNSORTED]	= "FDEs not sorted",
+		[SFRAME_E_FDE_OVERLAP]	= "functions overlap",
+		[SFRAME_E_FUNC_RANGE]	= "function outside the text range",
+		[SFRAME_E_FUNC_WRAP]	= "function range wraps",
+		[SFRAME_E_FDE_FRE_OFF]	= "FDE's FREs out of bounds",
+		[SFRAME_E_FDE_INFO]	= "invalid FDE info",
+		[SFRAME_E_FDE_NO_FRES]	= "FDE without FREs",
+		[SFRAME_E_FRE_BOUNDS]	= "FRE out of bounds",
+		[SFRAME_E_FRE_ORDER]	= "FRE starts not increasing",
+		[SFRAME_E_FRE_START]	= "FRE starts past the function",
+		[SFRAME_E_FRE_SIZE]	= "invalid FRE data word size",
+		[SFRAME_E_FRE_COUNT]	= "invalid FRE data word count",
+		[SFRAME_E_FRE_FLEX]	= "inconsistent FLEX data words",
+		[SFRAME_E_FRE_TOTAL]	= "FRE count or length differs from header",
+		[SFRAME_E_READ]		= "cannot read the section",
+		[SFRAME_E_NOT_FOUND]	= "pc not covered",
+		[SFRAME_E_NO_FRE]	= "pc before the function's first FRE",
 	};
 
 	if (err < 0 || err >= SFRAME_E_NR_CODES)

@@ -2,11 +2,19 @@
 /*
  * SFrame decoding, freestanding: no libc, no kernel API.  The same source
  * is compiled into the codectl module and into user space (library, tools,
- * tests), so it only uses fixed-width integer types, which the includer
- * provides: <linux/types.h> in the kernel, <stdint.h> in user space.
+ * tests, fuzzer), so it only uses fixed-width integer types and NULL,
+ * from the kernel's headers or from the freestanding <stdint.h> and
+ * <stddef.h> of C99.
  *
- * Fields are read byte by byte in the section's byte order, so the code
- * runs on any host and needs no alignment.
+ * The section's bytes are either directly addressable (user space) or
+ * read through a bounded reader callback (the kernel reads user memory
+ * with it).  Every read is bounds-checked against the section size first,
+ * and every value read during a lookup is checked again, so a section
+ * that changes after validation can only make a lookup fail, never read
+ * outside the section.
+ *
+ * Fields are decoded byte by byte in the section's byte order, so the
+ * code runs on any host and needs no alignment.
  *
  * Layout facts: ../shared/notes/sframe-format.md and binutils'
  * libsframe/doc/sframe-spec.texi.
@@ -15,8 +23,10 @@
 #define CODECTL_SFRAME_H
 
 #ifdef __KERNEL__
+#include <linux/stddef.h>
 #include <linux/types.h>
 #else
+#include <stddef.h>
 #include <stdint.h>
 #endif
 
@@ -36,9 +46,10 @@
 #define SFRAME_ABI_AMD64_LE	3
 #define SFRAME_ABI_S390X_BE	4
 
-/* Why a section was refused.  0 is success; each defect has its code. */
+/* Why a section, an FDE or an FRE was refused.  0 is success. */
 enum sframe_err {
 	SFRAME_OK = 0,
+	/* header */
 	SFRAME_E_TRUNCATED,	/* section shorter than its header */
 	SFRAME_E_MAGIC,		/* bad magic in either byte order */
 	SFRAME_E_VERSION,	/* version not 1, 2 or 3 */
@@ -49,6 +60,27 @@ enum sframe_err {
 	SFRAME_E_FDES_BOUNDS,	/* FDE array outside the section */
 	SFRAME_E_FRES_BOUNDS,	/* FRE sub-section outside the section */
 	SFRAME_E_OVERLAP,	/* FRE sub-section starts inside the FDEs */
+	SFRAME_E_FIXED_RA,	/* fixed RA offset missing (AMD64) or set */
+	/* FDEs */
+	SFRAME_E_UNSORTED,	/* FDEs not sorted by address (or flag unset) */
+	SFRAME_E_FDE_OVERLAP,	/* a function overlaps the next one */
+	SFRAME_E_FUNC_RANGE,	/* function outside the registered text */
+	SFRAME_E_FUNC_WRAP,	/* function start + size overflows */
+	SFRAME_E_FDE_FRE_OFF,	/* FDE's FREs (or v3 attributes) out of bounds */
+	SFRAME_E_FDE_INFO,	/* bad FRE type, pc type, FDE type or rep size */
+	SFRAME_E_FDE_NO_FRES,	/* FDE with no FRE */
+	/* FREs */
+	SFRAME_E_FRE_BOUNDS,	/* FRE runs past the FRE sub-section */
+	SFRAME_E_FRE_ORDER,	/* FRE starts not strictly increasing */
+	SFRAME_E_FRE_START,	/* FRE starts at or past the function's end */
+	SFRAME_E_FRE_SIZE,	/* data word size 3 (undefined) */
+	SFRAME_E_FRE_COUNT,	/* data word count invalid for ABI/FDE type */
+	SFRAME_E_FRE_FLEX,	/* FLEX data words inconsistent */
+	SFRAME_E_FRE_TOTAL,	/* FRE count or bytes differ from the header */
+	/* lookups */
+	SFRAME_E_READ,		/* the reader failed (user memory fault) */
+	SFRAME_E_NOT_FOUND,	/* no FDE covers the pc: a normal answer */
+	SFRAME_E_NO_FRE,	/* pc before the first FRE of its function */
 	SFRAME_E_NR_CODES
 };
 
@@ -67,8 +99,8 @@ enum sframe_err {
  * @fdes_off:		FDE array, from the end of the headers
  * @fres_off:		FRE sub-section, from the end of the headers
  * @fde_size:		bytes of one FDE (index entry in v3)
- * @size:		bytes the section needs: headers + the later of the
- *			FDE array's and FRE sub-section's ends
+ * @size:		bytes the section needs: headers + the end of the
+ *			FRE sub-section
  */
 struct sframe_header {
 	uint8_t version;
@@ -88,19 +120,230 @@ struct sframe_header {
 };
 
 /**
+ * typedef sframe_read_fn - read bytes of a section that is not addressable
+ * @ctx:	the reader's context
+ * @off:	offset in the section; off + len <= the section size
+ * @dst:	where to put the bytes
+ * @len:	at most SFRAME_READ_MAX
+ *
+ * Return: 0, or non-zero when the bytes cannot be read.
+ */
+typedef int (*sframe_read_fn)(void *ctx, uint64_t off, void *dst,
+			      uint32_t len);
+
+/* Largest single read the decoder asks of a reader. */
+#define SFRAME_READ_MAX		128
+
+/**
+ * struct sframe_sec - a section ready for lookups
+ * @hdr:	its decoded header
+ * @addr:	run-time address of the section's first byte
+ * @size:	bytes the section may occupy (registered range or segment)
+ * @mem:	the section's bytes when addressable, else NULL
+ * @read:	the reader when @mem is NULL
+ * @ctx:	the reader's context
+ * @text_start:	functions must lie in [text_start, text_end); both 0: anywhere
+ * @text_end:	see @text_start
+ * @fdes:	offset of the FDE array in the section
+ * @fres:	offset of the FRE sub-section in the section
+ * @fres_end:	end of the FRE sub-section
+ *
+ * Filled by sframe_init(); the caller sets nothing else.
+ */
+struct sframe_sec {
+	struct sframe_header hdr;
+	uint64_t addr;
+	uint64_t size;
+	const uint8_t *mem;
+	sframe_read_fn read;
+	void *ctx;
+	uint64_t text_start;
+	uint64_t text_end;
+	uint64_t fdes;
+	uint64_t fres;
+	uint64_t fres_end;
+};
+
+/**
+ * struct sframe_fde - one function descriptor, decoded
+ * @func_start:	run-time address of the function
+ * @func_size:	its size in bytes
+ * @fres_at:	offset in the section of its first FRE
+ * @num_fres:	its number of FREs
+ * @fre_type:	0, 1, 2: FRE starts are 1, 2 or 4 bytes
+ * @pc_mask:	1 for PCMASK (repeated blocks of @rep_size bytes), 0 PCINC
+ * @flex:	1 for a v3 FLEX FDE
+ * @signal:	1 for a v3 signal-frame FDE
+ * @pauth_key_b: 1 when AArch64 return addresses are signed with key B
+ * @rep_size:	repetition block size for PCMASK
+ */
+struct sframe_fde {
+	uint64_t func_start;
+	uint32_t func_size;
+	uint64_t fres_at;
+	uint32_t num_fres;
+	uint8_t fre_type;
+	uint8_t pc_mask;
+	uint8_t flex;
+	uint8_t signal;
+	uint8_t pauth_key_b;
+	uint8_t rep_size;
+};
+
+/* Where a recovered value comes from (struct sframe_loc.kind). */
+enum sframe_loc_kind {
+	SFRAME_LOC_SAME = 0,	/* unchanged: the callee did not save it */
+	SFRAME_LOC_UNDEF,	/* undefined: there is no caller */
+	SFRAME_LOC_VAL,		/* base + off */
+	SFRAME_LOC_MEM,		/* the memory at base + off */
+};
+
+/* Bases (struct sframe_loc.base) other than a DWARF register number. */
+#define SFRAME_BASE_SP		0x1000	/* the ABI's stack pointer */
+#define SFRAME_BASE_FP		0x1001	/* the ABI's frame pointer */
+#define SFRAME_BASE_CFA		0x1002	/* the CFA just computed */
+
+/**
+ * struct sframe_loc - how to recover one value
+ * @kind:	enum sframe_loc_kind
+ * @base:	SFRAME_BASE_* or a DWARF register number (FLEX, s390x v2)
+ * @off:	byte offset added to the base
+ */
+struct sframe_loc {
+	uint8_t kind;
+	uint16_t base;
+	int32_t off;
+};
+
+/* struct sframe_rule.flags */
+#define SFRAME_RULE_MANGLED_RA	0x1	/* AArch64: RA is PAC-signed */
+#define SFRAME_RULE_SIGNAL	0x2	/* v3 signal frame */
+#define SFRAME_RULE_OUTERMOST	0x4	/* no caller (RA undefined) */
+#define SFRAME_RULE_FLEX	0x8	/* from a FLEX FDE */
+#define SFRAME_RULE_PAUTH_KEY_B	0x10	/* AArch64: key B, else key A */
+
+/**
+ * struct sframe_rule - how to find the caller's frame at one pc
+ * @cfa:	the CFA (SFRAME_LOC_VAL or _MEM of SP, FP or a register)
+ * @ra:		the return address
+ * @fp:		the caller's frame pointer
+ * @flags:	SFRAME_RULE_* bits
+ * @func_start:	start of the function the pc is in
+ * @func_size:	its size
+ */
+struct sframe_rule {
+	struct sframe_loc cfa;
+	struct sframe_loc ra;
+	struct sframe_loc fp;
+	uint8_t flags;
+	uint64_t func_start;
+	uint32_t func_size;
+};
+
+/**
  * sframe_parse_header() - decode and check an SFrame section's header
  * @buf:	the first min(@section_size, SFRAME_HEADER_SIZE) bytes
  * @section_size: bytes the section may occupy (registered range or segment)
  * @hdr:	out: the decoded header, valid when SFRAME_OK is returned
  *
  * Checks everything the header alone can tell: magic, version, ABI and
- * byte order, flags, and that the auxiliary header, the FDE array and the
- * FRE sub-section lie inside @section_size without overflow.
+ * byte order, flags, fixed offsets, and that the auxiliary header, the
+ * FDE array and the FRE sub-section lie inside @section_size without
+ * overflow.
  *
  * Return: SFRAME_OK or the enum sframe_err code of the first defect.
  */
 int sframe_parse_header(const uint8_t *buf, uint64_t section_size,
 			struct sframe_header *hdr);
+
+/**
+ * sframe_init() - prepare a section for lookups
+ * @sec:	out: the section
+ * @addr:	run-time address of the section
+ * @size:	bytes it may occupy
+ * @mem:	its bytes, or NULL to use @read
+ * @read:	reader for a section that is not addressable, else NULL
+ * @ctx:	the reader's context
+ *
+ * Reads and checks the header (sframe_parse_header()).  Lookups need the
+ * FDEs sorted (SFRAME_F_FDE_SORTED), which every linked binary has;
+ * sframe_fde_at() works on unsorted sections too.  Set @sec->text_start
+ * and @sec->text_end afterwards to confine functions to a text range.
+ *
+ * Return: SFRAME_OK or an enum sframe_err code.
+ */
+int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
+		const uint8_t *mem, sframe_read_fn read, void *ctx);
+
+/**
+ * sframe_fde_at() - decode the FDE at an index
+ * @sec:	the section
+ * @i:		index, below hdr.num_fdes
+ * @fde:	out: the FDE
+ *
+ * Checks what one FDE can tell: its info bits, function range and where
+ * its FREs are.
+ *
+ * Return: SFRAME_OK or an enum sframe_err code.
+ */
+int sframe_fde_at(const struct sframe_sec *sec, uint32_t i,
+		  struct sframe_fde *fde);
+
+/**
+ * sframe_find_fde() - the FDE of the function holding a pc
+ * @sec:	the section (sorted)
+ * @pc:		run-time address
+ * @fde:	out: the FDE
+ *
+ * A binary search over the FDEs' absolute start addresses: O(log n).
+ *
+ * Return: SFRAME_OK, SFRAME_E_NOT_FOUND when no function holds @pc, or
+ * another enum sframe_err code.
+ */
+int sframe_find_fde(const struct sframe_sec *sec, uint64_t pc,
+		    struct sframe_fde *fde);
+
+/**
+ * sframe_fde_rule() - the rule at a pc of a function
+ * @sec:	the section
+ * @fde:	the function's FDE (from sframe_fde_at() or sframe_find_fde())
+ * @pc:		run-time address inside the function
+ * @rule:	out: the rule
+ *
+ * Scans the function's FREs (at most num_fres, each bounds-checked) for
+ * the last one starting at or before @pc, and decodes it for the ABI.
+ *
+ * Return: SFRAME_OK or an enum sframe_err code (SFRAME_E_NO_FRE for a pc
+ * before the first FRE).
+ */
+int sframe_fde_rule(const struct sframe_sec *sec,
+		    const struct sframe_fde *fde, uint64_t pc,
+		    struct sframe_rule *rule);
+
+/**
+ * sframe_find() - the rule at a pc: sframe_find_fde() + sframe_fde_rule()
+ * @sec:	the section
+ * @pc:		run-time address
+ * @rule:	out: the rule
+ *
+ * Return: SFRAME_OK, SFRAME_E_NOT_FOUND, or another enum sframe_err code.
+ */
+int sframe_find(const struct sframe_sec *sec, uint64_t pc,
+		struct sframe_rule *rule);
+
+/**
+ * sframe_validate() - walk every FDE and FRE once
+ * @sec:	the section
+ *
+ * Everything sframe_fde_at() and sframe_fde_rule() check, for all FDEs
+ * and FREs, plus: FDEs sorted by absolute address and not overlapping,
+ * FRE starts strictly increasing and inside their function, and the FREs
+ * counted and their bytes summed equal the header's num_fres and fre_len
+ * (every declared value is consumed).  O(FDEs + FREs) time, O(1) memory.
+ *
+ * Return: SFRAME_OK or the enum sframe_err code of the first defect.
+ */
+int sframe_validate(const struct sframe_sec *sec);
 
 /**
  * sframe_strerror() - a short description of an enum sframe_err code
