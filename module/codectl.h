@@ -88,6 +88,7 @@ extern struct codectl_stats codectl_stats;
 /* Module parameters (main.c). */
 extern unsigned int codectl_max_registrations;
 extern unsigned long codectl_max_bytes;
+extern bool codectl_validate_sframe;
 
 /* registry.c */
 struct codectl_mm *codectl_mm_find(struct mm_struct *mm);

@@ -119,25 +119,41 @@ static int codectl_check_mapped(u64 start, u64 end, unsigned long flags)
 	return ret;
 }
 
-/* Read and check the header of an SFrame section in user memory. */
-static int codectl_check_sframe(u64 start, u64 end)
+/* The decoder's reader for a section in the caller's memory. */
+static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 {
-	u8 buf[SFRAME_HEADER_SIZE];
-	struct sframe_header hdr;
+	const u64 *start = ctx;
+
+	return copy_from_user(dst, u64_to_user_ptr(*start + off), len) ? -1 : 0;
+}
+
+/*
+ * Check an SFrame section in user memory: its header, that it is for this
+ * machine, and (module parameter validate_sframe) every FDE and FRE, with
+ * functions inside [text_start, text_end).  Return: 0, -EFAULT when it
+ * cannot be read, -ENOEXEC when it is refused.
+ */
+static int codectl_check_sframe(u64 start, u64 end, u64 text_start,
+				u64 text_end)
+{
+	struct sframe_sec sec;
 	int err;
 
-	if (end - start < SFRAME_HEADER_SIZE)
-		return -ENOEXEC;
-	if (copy_from_user(buf, u64_to_user_ptr(start), sizeof(buf)))
+	err = sframe_init(&sec, start, end - start, NULL, codectl_sframe_read,
+			  &start);
+	if (!err && sec.hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
+		err = SFRAME_E_ABI;
+	sec.text_start = text_start;
+	sec.text_end = text_end;
+	if (!err && READ_ONCE(codectl_validate_sframe))
+		err = sframe_validate(&sec);
+	if (err == SFRAME_E_READ)
 		return -EFAULT;
-	err = sframe_parse_header(buf, end - start, &hdr);
 	if (err) {
 		pr_debug("codectl: pid %d: SFrame at %llx refused: %s\n",
 			 task_pid_nr(current), start, sframe_strerror(err));
 		return -ENOEXEC;
 	}
-	if (hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
-		return -ENOEXEC;
 	return 0;
 }
 
@@ -227,7 +243,8 @@ static long codectl_register_elf(const struct codectl_args *args)
 		goto out;
 	}
 	if (info.sframe_start) {
-		ret = codectl_check_sframe(info.sframe_start, info.sframe_end);
+		ret = codectl_check_sframe(info.sframe_start, info.sframe_end,
+					   info.text_start, info.text_end);
 		if (ret)
 			goto out;
 	}

@@ -22,6 +22,11 @@ module_param_named(max_bytes, codectl_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_bytes,
 		 "Kernel memory for registrations per address space, in bytes (default 16 MiB); more fails with ENOMEM");
 
+bool codectl_validate_sframe = true;
+module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
+MODULE_PARM_DESC(validate_sframe,
+		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
+
 struct codectl_stats codectl_stats;
 
 static const struct file_operations codectl_fops = {

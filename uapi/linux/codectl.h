@@ -136,7 +136,10 @@ struct codectl_args {
  *            or the SFrame header cannot be read.
  *   ENAMETOOLONG a string is longer than CODECTL_PATH_MAX with its NUL.
  *   EMSGSIZE build_id_len > CODECTL_BUILD_ID_MAX.
- *   ENOEXEC  the SFrame header is invalid or not for this machine.
+ *   ENOEXEC  the SFrame section is refused: its header is invalid or not
+ *            for this machine, or (module parameter validate_sframe, on by
+ *            default) one of its FDEs or FREs is, or a function lies
+ *            outside [text_start, text_end).
  *   EEXIST   the text range overlaps an existing registration.
  *   ENOSPC   the caller has max_registrations registrations already.
  *   ENOMEM   the caller's registrations would exceed max_bytes, or the
