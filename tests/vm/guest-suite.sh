@@ -1,0 +1,257 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The codectl guest suite, run inside a QEMU guest (scripts/vm-run.sh) as
+# root.  POSIX sh (dash or busybox ash) with busybox utilities and kmod.
+#
+#   guest-suite.sh [MODULE.ko]
+#
+# MODULE.ko is insmod'ed; without it `modprobe codectl` is used; if the
+# module is already loaded it is used as it is.  codectl-abi-test is looked
+# for next to this script (or named by $CODECTL_ABI_TEST).  Steps:
+#   1. load the module; /dev/codectl must be a character device, mode 0666;
+#      its parameters and debugfs stats must exist
+#   2. codectl-abi-test, all tests, as root
+#   3. a subset again as uid/gid 65534 (codectl-abi-test -u)
+#   4. no registrations, mms or bytes left once the test processes are gone
+#   5. rmmod refused while a process holds /dev/codectl open; rmmod works
+#      while a live process holds registrations (with its fd closed): the
+#      process carries on and sees none from the reloaded module; rmmod
+#      after the tests removes the device; insmod again; a short run; rmmod
+#   6. no kernel warnings in dmesg
+# Output is TAP-like; the last line adds up every check and test:
+# "N passed, N failed" (", N skipped" when any).  Exit status 1 on failure.
+
+ko=${1:-}
+here=$(cd "$(dirname "$0")" && pwd)
+abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
+dev=/dev/codectl
+stats=/sys/kernel/debug/codectl/stats
+params=/sys/module/codectl/parameters
+tmp=${TMPDIR:-/tmp}/codectl-guest.$$
+mkdir -p "$tmp"
+
+# Tests that make sense without root (the others need to write module
+# parameters or read debugfs, and would only skip).
+UNPRIV_TESTS="version version_counts params_access elf_register_query
+elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
+common_e2big common_efault info_at_page_end elf_einval elf_efault_text
+elf_efault_sframe elf_efault_pointers elf_strings elf_build_id elf_enoexec
+sframe_validation eexist unregister enotty jit_register jit_einval jit_efault fd_independence
+fork_isolation concurrent_same_range vfork_exec"
+
+n=0 pass=0 fail=0 skip=0
+
+ok() {
+	n=$((n + 1)) pass=$((pass + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1)) fail=$((fail + 1))
+	echo "not ok $n - $1: $2"
+}
+
+# check NAME REASON-IF-FALSE COMMAND...
+check() {
+	name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
+}
+
+loaded() {
+	grep -q '^codectl ' /proc/modules
+}
+
+load() {
+	if [ -n "$ko" ]; then
+		insmod "$ko"
+	else
+		modprobe codectl
+	fi
+}
+
+# Wait up to 5 s for the device node (devtmpfs).
+wait_dev() {
+	i=0
+	while [ ! -c "$dev" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -c "$dev" ]
+}
+
+dev_mode() {
+	stat -c %A "$dev" 2>/dev/null || ls -l "$dev" | cut -c1-10
+}
+
+stat_value() {
+	sed -n "s/^$1[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p" "$stats" 2>/dev/null
+}
+
+# Wait up to 10 s until every debugfs counter is 0 (teardown may wait for
+# an RCU grace period).
+stats_zero() {
+	i=0
+	while [ $i -lt 100 ]; do
+		m=$(stat_value mms) r=$(stat_value registrations) b=$(stat_value bytes)
+		[ "$m" = 0 ] && [ "$r" = 0 ] && [ "$b" = 0 ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# $stats after 10 s:"
+	sed 's/^/#   /' "$stats"
+	return 1
+}
+
+# run_suite LABEL ARGS...: run codectl-abi-test, add its counts to ours.
+run_suite() {
+	label=$1
+	shift
+	echo "# === codectl-abi-test $* ($label)"
+	{ "$abi_test" "$@"; echo $? >"$tmp/rc"; } 2>&1 | tee "$tmp/out"
+	rc=$(cat "$tmp/rc")
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/out" | tail -n 1)
+	if [ -z "$last" ]; then
+		not_ok "codectl-abi-test ($label)" "no summary line (exit status $rc)"
+		return
+	fi
+	p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/')
+	f=$(echo "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+	s=$(echo "$last" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0}))
+	echo "# codectl-abi-test ($label): $last, exit status $rc"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		not_ok "codectl-abi-test ($label)" "exit status $rc without a failed test"
+	elif [ "$rc" -eq 0 ] && [ "$f" -ne 0 ]; then
+		not_ok "codectl-abi-test ($label)" "exit status 0 with $f failed tests"
+	fi
+}
+
+echo "# codectl guest suite on $(uname -r)"
+
+# --- 1. load ---------------------------------------------------------------
+if loaded; then
+	echo "# codectl already loaded: using it"
+	ok "module loaded"
+elif out=$(load 2>&1); then
+	ok "module loads (${ko:-modprobe codectl})"
+else
+	not_ok "module loads (${ko:-modprobe codectl})" "$out"
+fi
+check "$dev is a character device" "missing" wait_dev
+mode=$(dev_mode)
+check "$dev mode crw-rw-rw-" "mode is '$mode'" [ "$mode" = crw-rw-rw- ]
+check "parameters max_registrations, max_bytes, validate_sframe exist" \
+	"missing in $params" [ -f "$params/max_registrations" -a \
+	-f "$params/max_bytes" -a -f "$params/validate_sframe" ]
+check "debugfs stats list mms, registrations, bytes" "missing or incomplete: $stats" \
+	[ -n "$(stat_value mms)" -a -n "$(stat_value registrations)" -a -n "$(stat_value bytes)" ]
+
+# --- 2, 3. the ABI tests -----------------------------------------------------
+if [ ! -x "$abi_test" ]; then
+	not_ok "codectl-abi-test present" "$abi_test not found"
+else
+	run_suite root
+	# shellcheck disable=SC2086 # word splitting wanted
+	run_suite "uid 65534" -u 65534 $UNPRIV_TESTS
+fi
+
+# --- 4. nothing left behind -------------------------------------------------
+check "no registrations, mms or bytes left after the test processes exited" \
+	"counters not back to 0" stats_zero
+
+# --- 5. unload and reload ----------------------------------------------------
+# wait_for FILE PATTERN: up to 10 s for a line matching PATTERN in FILE.
+wait_for() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "$2" "$1" 2>/dev/null
+}
+
+# A live process with registrations but no open fd does not pin the module.
+if [ -x "$abi_test" ] && loaded; then
+	rm -f "$tmp/hold" "$tmp/hold.out"
+	mkfifo "$tmp/hold"
+	"$abi_test" --hold 100 <"$tmp/hold" >"$tmp/hold.out" 2>&1 &
+	holder=$!
+	exec 9>"$tmp/hold"
+	wait_for "$tmp/hold.out" '^held'
+	held=$(sed -n 's/^held //p' "$tmp/hold.out")
+	check "a live process holds 100 registrations, its fd closed" \
+		"holder says '$(head -n 1 "$tmp/hold.out")'" [ "$held" = 100 ]
+	if out=$(rmmod codectl 2>&1); then
+		ok "rmmod while that process lives"
+		if out=$(load 2>&1) && wait_dev; then
+			ok "module loads again with that process alive"
+		else
+			not_ok "module loads again with that process alive" "$out"
+		fi
+	else
+		not_ok "rmmod while that process lives" "$out"
+	fi
+	exec 9>&-
+	wait $holder
+	rc=$?
+	after=$(sed -n 's/^after: //p' "$tmp/hold.out")
+	check "that process exits cleanly afterwards" "exit status $rc" [ "$rc" = 0 ]
+	check "it sees no registrations in the reloaded module" "it says '$after'" \
+		[ "$after" = nr=0 ]
+	check "counters 0 after that process exited" "counters not back to 0" stats_zero
+fi
+
+sleep 60 <"$dev" &
+holder=$!
+sleep 0.5
+if out=$(rmmod codectl 2>&1); then
+	not_ok "rmmod refused while $dev is open" "rmmod succeeded"
+	load >/dev/null 2>&1
+	wait_dev
+else
+	ok "rmmod refused while $dev is open"
+fi
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+
+if out=$(rmmod codectl 2>&1); then
+	ok "rmmod codectl after the tests"
+	i=0
+	while [ -e "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	check "$dev gone after rmmod" "still there" [ ! -e "$dev" ]
+	check "/sys/module/codectl gone after rmmod" "still there" [ ! -e /sys/module/codectl ]
+	if out=$(load 2>&1); then
+		ok "module loads again"
+		check "$dev back after reloading" "missing" wait_dev
+		mode=$(dev_mode)
+		check "$dev mode crw-rw-rw- after reloading" "mode is '$mode'" \
+			[ "$mode" = crw-rw-rw- ]
+		[ -x "$abi_test" ] &&
+			run_suite reloaded version elf_register_query jit_register unregister
+		check "counters 0 after the reloaded run" "counters not back to 0" stats_zero
+		if out=$(rmmod codectl 2>&1); then
+			ok "rmmod codectl after reloading"
+		else
+			not_ok "rmmod codectl after reloading" "$out"
+		fi
+	else
+		not_ok "module loads again" "$out"
+	fi
+else
+	not_ok "rmmod codectl after the tests" "$out"
+fi
+
+# --- 6. kernel log -----------------------------------------------------------
+problems=$(dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption' | head -n 20)
+check "no kernel warnings in dmesg" "$(echo "$problems" | head -n 1)" [ -z "$problems" ]
+[ -z "$problems" ] || echo "$problems" | sed 's/^/#   /'
+
+rm -rf "$tmp"
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
