@@ -123,3 +123,8 @@ CODECTL_EXPORT int codectl_version(struct codectl_version *version)
 {
 	return codectl(CODECTL_VERSION, version, sizeof(*version), 0);
 }
+
+CODECTL_EXPORT int codectl_check_sframe(struct codectl_sframe_check *check)
+{
+	return codectl(CODECTL_CHECK_SFRAME, check, sizeof(*check), 0);
+}

@@ -119,34 +119,86 @@ static int codectl_check_mapped(u64 start, u64 end, unsigned long flags)
 	return ret;
 }
 
+/* The decoder's codes are ABI through CODECTL_CHECK_SFRAME. */
+#define CODECTL_SAME_CODE(x) static_assert(SFRAME_##x == CODECTL_SFRAME_##x)
+CODECTL_SAME_CODE(OK);
+CODECTL_SAME_CODE(E_TRUNCATED);
+CODECTL_SAME_CODE(E_MAGIC);
+CODECTL_SAME_CODE(E_VERSION);
+CODECTL_SAME_CODE(E_ABI);
+CODECTL_SAME_CODE(E_FLAGS);
+CODECTL_SAME_CODE(E_AUXHDR);
+CODECTL_SAME_CODE(E_NO_FDES);
+CODECTL_SAME_CODE(E_FDES_BOUNDS);
+CODECTL_SAME_CODE(E_FRES_BOUNDS);
+CODECTL_SAME_CODE(E_OVERLAP);
+CODECTL_SAME_CODE(E_FIXED_RA);
+CODECTL_SAME_CODE(E_UNSORTED);
+CODECTL_SAME_CODE(E_FDE_OVERLAP);
+CODECTL_SAME_CODE(E_FUNC_RANGE);
+CODECTL_SAME_CODE(E_FUNC_WRAP);
+CODECTL_SAME_CODE(E_FDE_FRE_OFF);
+CODECTL_SAME_CODE(E_FDE_INFO);
+CODECTL_SAME_CODE(E_FDE_NO_FRES);
+CODECTL_SAME_CODE(E_FRE_BOUNDS);
+CODECTL_SAME_CODE(E_FRE_ORDER);
+CODECTL_SAME_CODE(E_FRE_START);
+CODECTL_SAME_CODE(E_FRE_SIZE);
+CODECTL_SAME_CODE(E_FRE_COUNT);
+CODECTL_SAME_CODE(E_FRE_FLEX);
+CODECTL_SAME_CODE(E_FRE_TOTAL);
+
 /* The decoder's reader for a section in the caller's memory. */
 static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 {
-	const u64 *start = ctx;
+	const struct sframe_sec *sec = ctx;
 
-	return copy_from_user(dst, u64_to_user_ptr(*start + off), len) ? -1 : 0;
+	return copy_from_user(dst, u64_to_user_ptr(sec->addr + off), len) ?
+	       -1 : 0;
 }
 
 /*
- * Check an SFrame section in user memory: its header, that it is for this
- * machine, and (module parameter validate_sframe) every FDE and FRE, with
- * functions inside [text_start, text_end).  Return: 0, -EFAULT when it
- * cannot be read, -ENOEXEC when it is refused.
+ * Check an SFrame section in the caller's memory: its header, that it is
+ * for this machine, and with @full every FDE and FRE, with functions
+ * inside [text_start, text_end) (0, 0: anywhere).  @check, if not NULL,
+ * gets the header's version and counts.
+ * Return: SFRAME_OK or the decoder's enum sframe_err code.
  */
-static int codectl_check_sframe(u64 start, u64 end, u64 text_start,
-				u64 text_end)
+static int codectl_sframe_verdict(u64 start, u64 end, u64 text_start,
+				  u64 text_end, bool full,
+				  struct codectl_sframe_check *check)
 {
 	struct sframe_sec sec;
 	int err;
 
 	err = sframe_init(&sec, start, end - start, NULL, codectl_sframe_read,
-			  &start);
-	if (!err && sec.hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
-		err = SFRAME_E_ABI;
+			  &sec);
+	if (err)
+		return err;
+	if (check) {
+		check->version = sec.hdr.version;
+		check->num_fdes = sec.hdr.num_fdes;
+		check->num_fres = sec.hdr.num_fres;
+	}
+	if (sec.hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
+		return SFRAME_E_ABI;
 	sec.text_start = text_start;
 	sec.text_end = text_end;
-	if (!err && READ_ONCE(codectl_validate_sframe))
-		err = sframe_validate(&sec);
+	return full ? sframe_validate(&sec) : SFRAME_OK;
+}
+
+/*
+ * The SFrame checks of registration (full walk unless validate_sframe is
+ * off).  Return: 0, -EFAULT when the section cannot be read, -ENOEXEC when
+ * it is refused.
+ */
+static int codectl_check_sframe(u64 start, u64 end, u64 text_start,
+				u64 text_end)
+{
+	int err;
+
+	err = codectl_sframe_verdict(start, end, text_start, text_end,
+				     READ_ONCE(codectl_validate_sframe), NULL);
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
 	if (err) {
@@ -393,6 +445,30 @@ static long codectl_query(const struct codectl_args *args)
 	return codectl_copy_answer(args, &q, sizeof(q));
 }
 
+static long codectl_check_sframe_option(const struct codectl_args *args)
+{
+	struct codectl_sframe_check c;
+	int ret;
+
+	ret = codectl_copy_info(&c, sizeof(c), CODECTL_SFRAME_CHECK_SIZE_VER0,
+				args);
+	if (ret)
+		return ret;
+	if (c.sframe_start >= c.sframe_end ||
+	    !c.text_start != !c.text_end ||
+	    (c.text_start && c.text_start >= c.text_end))
+		return -EINVAL;
+	c.version = 0;
+	c.num_fdes = 0;
+	c.num_fres = 0;
+	ret = codectl_sframe_verdict(c.sframe_start, c.sframe_end,
+				     c.text_start, c.text_end, true, &c);
+	if (ret == SFRAME_E_READ)
+		return -EFAULT;
+	c.error = ret;
+	return codectl_copy_answer(args, &c, sizeof(c));
+}
+
 static long codectl_version(const struct codectl_args *args)
 {
 	struct codectl_version v;
@@ -445,6 +521,8 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return codectl_query(&args);
 	case CODECTL_VERSION:
 		return codectl_version(&args);
+	case CODECTL_CHECK_SFRAME:
+		return codectl_check_sframe_option(&args);
 	default:
 		return -ENOTTY;
 	}

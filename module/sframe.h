@@ -46,7 +46,11 @@
 #define SFRAME_ABI_AMD64_LE	3
 #define SFRAME_ABI_S390X_BE	4
 
-/* Why a section, an FDE or an FRE was refused.  0 is success. */
+/*
+ * Why a section, an FDE or an FRE was refused.  0 is success.  The values
+ * are ABI: CODECTL_CHECK_SFRAME reports them (CODECTL_SFRAME_E_* in
+ * uapi/linux/codectl.h, checked equal at build time): append only.
+ */
 enum sframe_err {
 	SFRAME_OK = 0,
 	/* header */
@@ -60,7 +64,7 @@ enum sframe_err {
 	SFRAME_E_FDES_BOUNDS,	/* FDE array outside the section */
 	SFRAME_E_FRES_BOUNDS,	/* FRE sub-section outside the section */
 	SFRAME_E_OVERLAP,	/* FRE sub-section starts inside the FDEs */
-	SFRAME_E_FIXED_RA,	/* fixed RA offset missing (AMD64) or set */
+	SFRAME_E_FIXED_RA,	/* fixed RA offset missing (AMD64) */
 	/* FDEs */
 	SFRAME_E_UNSORTED,	/* FDEs not sorted by address (or flag unset) */
 	SFRAME_E_FDE_OVERLAP,	/* a function overlaps the next one */

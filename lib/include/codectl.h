@@ -70,6 +70,7 @@ int codectl_register_jit(const struct codectl_jit_info *info);
 int codectl_unregister(uint64_t text_start, uint64_t text_end);
 int codectl_query(struct codectl_query_info *info);
 int codectl_version(struct codectl_version *version);
+int codectl_check_sframe(struct codectl_sframe_check *check);
 
 /*
  * Storage for the strings a struct codectl_elf_info built by

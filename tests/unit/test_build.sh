@@ -13,6 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 API="codectl
+codectl_check_sframe
 codectl_close
 codectl_elf_info_from_phdr
 codectl_query

@@ -105,6 +105,13 @@ static int kernel_answers(unsigned long request, struct codectl_args *args)
 		q->pathname_len = 0;
 		return 0;
 	}
+	if (request == CODECTL_IOC_CHECK_SFRAME) {
+		struct codectl_sframe_check *c = (void *)(uintptr_t)args->info;
+
+		c->error = CODECTL_SFRAME_E_FRE_ORDER;
+		c->version = 3;
+		return 0;
+	}
 	if (request == CODECTL_IOC_VERSION) {
 		struct codectl_version *v = (void *)(uintptr_t)args->info;
 
@@ -146,25 +153,43 @@ static void test_version(void **state)
 	only_call(CODECTL_IOC_VERSION, CODECTL_VERSION_SIZE_VER0, &v);
 	assert_int_equal(v.abi_version, CODECTL_ABI_VERSION);
 	assert_int_equal(v.__reserved, 0);
-	assert_int_equal(v.options, 0x1f);
+	assert_int_equal(v.options, 0x3f);	/* options 0..5 */
 	assert_int_equal(v.max_registrations, 1024);
 	assert_int_equal(v.bytes, 0);
 }
 
+static void test_check_sframe(void **state)
+{
+	struct codectl_sframe_check c = {
+		.sframe_start = 0x1000, .sframe_end = 0x2000,
+	};
+
+	(void)state;
+	fake_kernel = kernel_answers;
+	assert_int_equal(codectl_check_sframe(&c), 0);
+	only_call(CODECTL_IOC_CHECK_SFRAME, CODECTL_SFRAME_CHECK_SIZE_VER0, &c);
+	assert_int_equal(c.error, CODECTL_SFRAME_E_FRE_ORDER);
+	assert_int_equal(c.version, 3);
+}
+
 /* Every wrapper returns -1 with the kernel's errno, and ENODEV. */
+#define NR_WRAPPERS	6
+
 static int call_wrapper(int which)
 {
 	static struct codectl_elf_info elf;
 	static struct codectl_jit_info jit;
 	static struct codectl_query_info q;
 	static struct codectl_version v;
+	static struct codectl_sframe_check c;
 
 	switch (which) {
 	case 0: return codectl_register_elf(&elf);
 	case 1: return codectl_register_jit(&jit);
 	case 2: return codectl_unregister(1, 2);
 	case 3: return codectl_query(&q);
-	default: return codectl_version(&v);
+	case 4: return codectl_version(&v);
+	default: return codectl_check_sframe(&c);
 	}
 }
 
@@ -175,7 +200,7 @@ static void test_wrapper_errors(void **state)
 
 	(void)state;
 	fake_kernel = fake_kernel_fail;
-	for (int w = 0; w < 5; w++) {
+	for (int w = 0; w < NR_WRAPPERS; w++) {
 		for (unsigned int i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
 			fake_fail_errno = errs[i];
 			errno = 0;
@@ -189,7 +214,7 @@ static void test_wrapper_enodev(void **state)
 {
 	(void)state;
 	fake_open_errno = ENOENT;
-	for (int w = 0; w < 5; w++) {
+	for (int w = 0; w < NR_WRAPPERS; w++) {
 		errno = 0;
 		assert_int_equal(call_wrapper(w), -1);
 		assert_int_equal(errno, ENODEV);
@@ -202,10 +227,11 @@ static void test_wrapper_requests(void **state)
 	static const unsigned long req[] = {
 		CODECTL_IOC_REGISTER_ELF, CODECTL_IOC_REGISTER_JIT,
 		CODECTL_IOC_UNREGISTER, CODECTL_IOC_QUERY, CODECTL_IOC_VERSION,
+		CODECTL_IOC_CHECK_SFRAME,
 	};
 
 	(void)state;
-	for (int w = 0; w < 5; w++) {
+	for (int w = 0; w < NR_WRAPPERS; w++) {
 		errno = EDOM;
 		assert_int_equal(call_wrapper(w), 0);
 		assert_int_equal(errno, EDOM);
@@ -224,6 +250,7 @@ int main(void)
 		T(test_unregister),
 		T(test_query),
 		T(test_version),
+		T(test_check_sframe),
 		T(test_wrapper_errors),
 		T(test_wrapper_enodev),
 		T(test_wrapper_requests),

@@ -64,6 +64,7 @@ static const struct test_case tests[] = {
 	T(elf_build_id, "REGISTER_ELF build id lengths: 64 ok, 65 EMSGSIZE"),
 	T(elf_enoexec, "REGISTER_ELF ENOEXEC: corrupt SFrame headers"),
 	T(sframe_validation, "ENOEXEC for bad FDEs/FREs unless validate_sframe is off"),
+	T(check_sframe, "CHECK_SFRAME reports each defect's code, registers nothing"),
 	T(eexist, "EEXIST on every kind of overlap, ELF and JIT"),
 	T(unregister, "UNREGISTER ENOENT/EINVAL semantics"),
 	T(enotty, "ENOTTY: unknown option, wrong size/magic/direction"),

@@ -231,7 +231,7 @@ TEST(common_einval); TEST(common_e2big); TEST(common_efault);
 TEST(info_at_page_end);
 TEST(elf_einval); TEST(elf_efault_text); TEST(elf_efault_sframe);
 TEST(elf_efault_pointers); TEST(elf_strings); TEST(elf_build_id);
-TEST(elf_enoexec); TEST(sframe_validation); TEST(eexist); TEST(unregister); TEST(enotty);
+TEST(elf_enoexec); TEST(sframe_validation); TEST(check_sframe); TEST(eexist); TEST(unregister); TEST(enotty);
 TEST(jit_register); TEST(jit_einval); TEST(jit_efault);
 TEST(limit_registrations); TEST(limit_bytes);
 TEST(fd_independence); TEST(fork_isolation);

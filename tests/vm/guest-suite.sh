@@ -37,7 +37,7 @@ UNPRIV_TESTS="version version_counts params_access elf_register_query
 elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
 common_e2big common_efault info_at_page_end elf_einval elf_efault_text
 elf_efault_sframe elf_efault_pointers elf_strings elf_build_id elf_enoexec
-sframe_validation eexist unregister enotty jit_register jit_einval jit_efault fd_independence
+sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault fd_independence
 fork_isolation concurrent_same_range vfork_exec"
 
 n=0 pass=0 fail=0 skip=0

@@ -30,6 +30,8 @@ static const struct {
 	{ CODECTL_REGISTER_ELF, "REGISTER_ELF", CODECTL_ELF_INFO_SIZE_VER0 },
 	{ CODECTL_REGISTER_JIT, "REGISTER_JIT", CODECTL_JIT_INFO_SIZE_VER0 },
 	{ CODECTL_QUERY, "QUERY", CODECTL_QUERY_INFO_SIZE_VER0 },
+	{ CODECTL_CHECK_SFRAME, "CHECK_SFRAME", CODECTL_SFRAME_CHECK_SIZE_VER0 },
+	/* VERSION last: info_at_page_end uses it as opts[NR_OPTS - 1]. */
 	{ CODECTL_VERSION, "VERSION", CODECTL_VERSION_SIZE_VER0 },
 };
 #define NR_OPTS ((int)(sizeof(opts) / sizeof(opts[0])))
@@ -114,6 +116,14 @@ static void fixture_info(struct fixture *f, int i, void *buf)
 		memcpy(buf, &v, sizeof(v));
 		break;
 	}
+	case CODECTL_CHECK_SFRAME: {
+		/* Readable bytes that are no SFrame: the check runs, says no. */
+		struct codectl_sframe_check c = {
+			.sframe_start = f->r, .sframe_end = f->r + 64,
+		};
+		memcpy(buf, &c, sizeof(c));
+		break;
+	}
 	}
 }
 
@@ -155,6 +165,13 @@ static void fixture_check_output(struct fixture *f, int i, const void *buf,
 		memcpy(&v, buf, sizeof(v));
 		EXPECT(v.abi_version == CODECTL_ABI_VERSION,
 		       "VERSION %s: abi_version %u", what, v.abi_version);
+	} else if (opts[i].opt == CODECTL_CHECK_SFRAME) {
+		struct codectl_sframe_check c;
+
+		memcpy(&c, buf, sizeof(c));
+		EXPECT(c.error == CODECTL_SFRAME_E_MAGIC,
+		       "CHECK_SFRAME %s: error %u, expected E_MAGIC", what,
+		       c.error);
 	}
 }
 
@@ -305,7 +322,8 @@ TEST(common_efault)
 			fixture_undo(&f, i, rc);
 		}
 		/* Options that write @info back fail on read-only memory. */
-		if (opts[i].opt == CODECTL_QUERY || opts[i].opt == CODECTL_VERSION) {
+		if (opts[i].opt == CODECTL_QUERY || opts[i].opt == CODECTL_VERSION ||
+		    opts[i].opt == CODECTL_CHECK_SFRAME) {
 			set_prot(ro, g_page, PROT_READ | PROT_WRITE);
 			memset(ro, 0, g_page);
 			fixture_info(&f, i, ro);
@@ -364,7 +382,8 @@ TEST(info_at_page_end)
 		fixture_undo(&f, i, rc);
 
 		/* Input-only options must not write to @info. */
-		if (opts[i].opt == CODECTL_QUERY || opts[i].opt == CODECTL_VERSION)
+		if (opts[i].opt == CODECTL_QUERY || opts[i].opt == CODECTL_VERSION ||
+		    opts[i].opt == CODECTL_CHECK_SFRAME)
 			continue;
 		fixture_info(&f, i, info);
 		set_prot(h, g_page, PROT_READ);
@@ -891,21 +910,33 @@ struct body_bug {
 	size_t off, size;	/* bytes of the section to change */
 	int64_t val;
 	bool text_moved;	/* register text elsewhere instead */
+	uint32_t code;		/* CODECTL_CHECK_SFRAME's verdict */
 	const char *what;
 };
 
 static const struct body_bug body_bugs[] = {
-	{ V1_FDE_FRE_OFF, 4, 100, false, "FDE fre_off past the FRE sub-section" },
-	{ V1_FDE_NUM_FRES, 4, 5, false, "FDE num_fres 5, one FRE present" },
-	{ V1_FDE_INFO, 1, 3, false, "FDE with FRE type 3" },
-	{ V1_FRE_INFO, 1, 0x63, false, "FRE with value size 3" },
-	{ V1_FRE_START, 1, 200, false, "FRE starting past its 16-byte function" },
-	{ V1_FDE_START, 4, -0x2000, false, "function 8 KiB before the text range" },
-	{ 0, 0, 0, true, "text range not holding the function" },
+	{ V1_FDE_FRE_OFF, 4, 100, false, CODECTL_SFRAME_E_FDE_FRE_OFF,
+	  "FDE fre_off past the FRE sub-section" },
+	{ V1_FDE_NUM_FRES, 4, 5, false, CODECTL_SFRAME_E_FRE_BOUNDS,
+	  "FDE num_fres 5, one FRE present" },
+	{ V1_FDE_INFO, 1, 3, false, CODECTL_SFRAME_E_FDE_INFO,
+	  "FDE with FRE type 3" },
+	{ V1_FRE_INFO, 1, 0x63, false, CODECTL_SFRAME_E_FRE_SIZE,
+	  "FRE with value size 3" },
+	{ V1_FRE_START, 1, 200, false, CODECTL_SFRAME_E_FRE_START,
+	  "FRE starting past its 16-byte function" },
+	{ V1_FDE_START, 4, -0x2000, false, CODECTL_SFRAME_E_FUNC_RANGE,
+	  "function 8 KiB before the text range" },
+	{ 0, 0, 0, true, CODECTL_SFRAME_E_FUNC_RANGE,
+	  "text range not holding the function" },
 };
 
-/* Register @o with body bug @b; restores the section afterwards. */
-static int register_body_bug(struct sfr_obj *o, const struct body_bug *b)
+/*
+ * Register @o with body bug @b (or with @check, ask CODECTL_CHECK_SFRAME
+ * about it instead); restores the section afterwards.
+ */
+static int try_body_bug(struct sfr_obj *o, const struct body_bug *b,
+			struct codectl_sframe_check *check)
 {
 	struct codectl_elf_info ei = sfr_elf(o);
 	uint8_t *sf = (uint8_t *)sfr_obj_edit(o), saved[8];
@@ -925,9 +956,20 @@ static int register_body_bug(struct sfr_obj *o, const struct body_bug *b)
 		ei.text_start = o->text + 0x100;
 		ei.text_end = o->text + 0x200;
 	}
-	rc = cc_register_elf(g_fd, &ei);
-	if (!rc)
-		cc_unregister(g_fd, ei.text_start, ei.text_end);
+	if (check) {
+		*check = (struct codectl_sframe_check){
+			.sframe_start = ei.sframe_start,
+			.sframe_end = ei.sframe_end,
+			.text_start = ei.text_start,
+			.text_end = ei.text_end,
+		};
+		rc = cc_call(g_fd, CODECTL_CHECK_SFRAME, (uintptr_t)check,
+			     sizeof(*check), 0, 0);
+	} else {
+		rc = cc_register_elf(g_fd, &ei);
+		if (!rc)
+			cc_unregister(g_fd, ei.text_start, ei.text_end);
+	}
 	sf = (uint8_t *)sfr_obj_edit(o);
 	memcpy(sf + b->off, saved, b->size);
 	sfr_obj_seal(o);
@@ -971,7 +1013,7 @@ TEST(sframe_validation)
 	EXPECT_RC(cc_unregister(g_fd, ok.text_start, ok.text_end), 0, "UNREGISTER");
 
 	for (i = 0; i < (int)(sizeof(body_bugs) / sizeof(body_bugs[0])); i++)
-		EXPECT_RC(register_body_bug(&o, &body_bugs[i]), ENOEXEC,
+		EXPECT_RC(try_body_bug(&o, &body_bugs[i], NULL), ENOEXEC,
 			  "REGISTER_ELF, validate_sframe on: %s", body_bugs[i].what);
 
 	/* Validation off: only the header is checked. */
@@ -984,7 +1026,7 @@ TEST(sframe_validation)
 		goto out;
 	changed = true;
 	for (i = 0; i < (int)(sizeof(body_bugs) / sizeof(body_bugs[0])); i++)
-		EXPECT_RC(register_body_bug(&o, &body_bugs[i]), 0,
+		EXPECT_RC(try_body_bug(&o, &body_bugs[i], NULL), 0,
 			  "REGISTER_ELF, validate_sframe off: %s", body_bugs[i].what);
 	h = sfr_obj_edit(&o);
 	h->magic = 0xdee3;
@@ -997,6 +1039,90 @@ restore:
 		EXPECT_RC(param_write_str("validate_sframe", orig), 0,
 			  "restoring validate_sframe");
 	return T_PASS;
+}
+
+/* Ask CODECTL_CHECK_SFRAME about [start, end) with an optional text range. */
+static int check_range(uint64_t start, uint64_t end, uint64_t ts, uint64_t te,
+		       struct codectl_sframe_check *c)
+{
+	*c = (struct codectl_sframe_check){
+		.sframe_start = start, .sframe_end = end,
+		.text_start = ts, .text_end = te,
+		.error = 0xdead, .version = 0xdead,
+	};
+	return cc_call(g_fd, CODECTL_CHECK_SFRAME, (uintptr_t)c, sizeof(*c),
+		       0, 0);
+}
+
+TEST(check_sframe)
+{
+	struct codectl_sframe_check c;
+	struct self_image si;
+	struct sframe_hdr *h;
+	struct sfr_obj o;
+	uint64_t hole;
+	int i, rc;
+
+	if (!sframe_host_abi())
+		SKIP("SFrame defines no ABI for this machine");
+	/* This program's own section, as gas and ld made it. */
+	if (self_image_get(&si))
+		return T_FAIL;
+	rc = check_range(si.sframe_start, si.sframe_end, si.text_start,
+			 si.text_end, &c);
+	if (EXPECT_RC(rc, 0, "CHECK_SFRAME of this program's .sframe"))
+		EXPECT(c.error == CODECTL_SFRAME_OK && c.version >= 1 &&
+		       c.version <= 3 && c.num_fdes > 0 && c.num_fres >= c.num_fdes,
+		       "own section: error %u version %u fdes %u fres %u",
+		       c.error, c.version, c.num_fdes, c.num_fres);
+	/* Without a text range, and registering nothing. */
+	rc = check_range(si.sframe_start, si.sframe_end, 0, 0, &c);
+	EXPECT(rc == 0 && c.error == CODECTL_SFRAME_OK,
+	       "own section without text range: rc %s error %u", ename(rc),
+	       c.error);
+	EXPECT(cc_nr(g_fd) == 0, "CHECK_SFRAME registered something");
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Each defect gives its own code, whatever validate_sframe says. */
+	if (sfr_obj_create(&o, 1))
+		return T_FAIL;
+	for (i = 0; i < (int)(sizeof(body_bugs) / sizeof(body_bugs[0])); i++) {
+		rc = try_body_bug(&o, &body_bugs[i], &c);
+		EXPECT(rc == 0 && c.error == body_bugs[i].code,
+		       "%s: rc %s, error %u, expected %u", body_bugs[i].what,
+		       ename(rc), c.error, body_bugs[i].code);
+	}
+	h = sfr_obj_edit(&o);
+	h->version = 4;
+	sfr_obj_seal(&o);
+	rc = check_range(o.sframe, o.sframe_end, 0, 0, &c);
+	EXPECT(rc == 0 && c.error == CODECTL_SFRAME_E_VERSION && c.version == 0,
+	       "version 4: rc %s error %u version %u", ename(rc), c.error,
+	       c.version);
+	h = sfr_obj_edit(&o);
+	h->version = 1;
+	h->magic = 0xdee3;
+	sfr_obj_seal(&o);
+	rc = check_range(o.sframe, o.sframe_end, 0, 0, &c);
+	EXPECT(rc == 0 && c.error == CODECTL_SFRAME_E_MAGIC,
+	       "bad magic: rc %s error %u", ename(rc), c.error);
+	rc = check_range(o.sframe, o.sframe + 10, 0, 0, &c);
+	EXPECT(rc == 0 && c.error == CODECTL_SFRAME_E_TRUNCATED,
+	       "10-byte range: rc %s error %u", ename(rc), c.error);
+	sfr_obj_destroy(&o);
+#endif
+
+	/* The arguments. */
+	EXPECT_RC(check_range(si.sframe_end, si.sframe_start, 0, 0, &c), EINVAL,
+		  "inverted range");
+	EXPECT_RC(check_range(si.sframe_start, si.sframe_end, si.text_start, 0,
+			      &c), EINVAL, "text_end 0 alone");
+	EXPECT_RC(check_range(si.sframe_start, si.sframe_end, si.text_end,
+			      si.text_start, &c), EINVAL, "inverted text range");
+	hole = unmapped_page();
+	EXPECT_RC(check_range(hole, hole + 4096, 0, 0, &c), EFAULT,
+		  "unmapped range");
+	return t_nr_failed() ? T_FAIL : T_PASS;
 }
 
 /* ---- EEXIST, UNREGISTER, ENOTTY --------------------------------------- */

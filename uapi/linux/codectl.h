@@ -59,6 +59,7 @@ enum codectl_option {
 	CODECTL_REGISTER_JIT	= 2,
 	CODECTL_QUERY		= 3,
 	CODECTL_VERSION		= 4,
+	CODECTL_CHECK_SFRAME	= 5,
 	CODECTL_NR_OPTIONS		/* not an option */
 };
 
@@ -90,6 +91,7 @@ struct codectl_args {
 #define CODECTL_IOC_REGISTER_JIT	CODECTL_IOC(CODECTL_REGISTER_JIT)
 #define CODECTL_IOC_QUERY		CODECTL_IOC(CODECTL_QUERY)
 #define CODECTL_IOC_VERSION		CODECTL_IOC(CODECTL_VERSION)
+#define CODECTL_IOC_CHECK_SFRAME	CODECTL_IOC(CODECTL_CHECK_SFRAME)
 
 /* Bounds on variable-size metadata. */
 #define CODECTL_PATH_MAX		4096	/* bytes, with the NUL */
@@ -139,7 +141,8 @@ struct codectl_args {
  *   ENOEXEC  the SFrame section is refused: its header is invalid or not
  *            for this machine, or (module parameter validate_sframe, on by
  *            default) one of its FDEs or FREs is, or a function lies
- *            outside [text_start, text_end).
+ *            outside [text_start, text_end).  CODECTL_CHECK_SFRAME tells
+ *            why.
  *   EEXIST   the text range overlaps an existing registration.
  *   ENOSPC   the caller has max_registrations registrations already.
  *   ENOMEM   the caller's registrations would exceed max_bytes, or the
@@ -346,5 +349,74 @@ struct codectl_version {
 };
 
 #define CODECTL_VERSION_SIZE_VER0	48
+
+/*
+ * Why an SFrame section was refused (codectl_sframe_check.error).  The
+ * kernel's SFrame decoder returns these; they never change meaning.
+ */
+#define CODECTL_SFRAME_OK		0
+/* header */
+#define CODECTL_SFRAME_E_TRUNCATED	1	/* shorter than its header */
+#define CODECTL_SFRAME_E_MAGIC		2	/* bad magic */
+#define CODECTL_SFRAME_E_VERSION	3	/* version not 1, 2 or 3 */
+#define CODECTL_SFRAME_E_ABI		4	/* ABI unknown or not this one's */
+#define CODECTL_SFRAME_E_FLAGS		5	/* flags invalid for the version */
+#define CODECTL_SFRAME_E_AUXHDR		6	/* auxiliary header past the end */
+#define CODECTL_SFRAME_E_NO_FDES	7	/* no FDEs or no FREs */
+#define CODECTL_SFRAME_E_FDES_BOUNDS	8	/* FDE array past the end */
+#define CODECTL_SFRAME_E_FRES_BOUNDS	9	/* FRE sub-section past the end */
+#define CODECTL_SFRAME_E_OVERLAP	10	/* FREs start inside the FDEs */
+#define CODECTL_SFRAME_E_FIXED_RA	11	/* AMD64 without fixed RA offset */
+/* FDEs */
+#define CODECTL_SFRAME_E_UNSORTED	12	/* FDEs not sorted by address */
+#define CODECTL_SFRAME_E_FDE_OVERLAP	13	/* functions overlap */
+#define CODECTL_SFRAME_E_FUNC_RANGE	14	/* function outside the text */
+#define CODECTL_SFRAME_E_FUNC_WRAP	15	/* function end overflows */
+#define CODECTL_SFRAME_E_FDE_FRE_OFF	16	/* FDE's FREs out of bounds */
+#define CODECTL_SFRAME_E_FDE_INFO	17	/* bad FRE/pc/FDE type, rep size */
+#define CODECTL_SFRAME_E_FDE_NO_FRES	18	/* FDE without FREs */
+/* FREs */
+#define CODECTL_SFRAME_E_FRE_BOUNDS	19	/* FRE past the sub-section */
+#define CODECTL_SFRAME_E_FRE_ORDER	20	/* FRE starts not increasing */
+#define CODECTL_SFRAME_E_FRE_START	21	/* FRE starts past the function */
+#define CODECTL_SFRAME_E_FRE_SIZE	22	/* data word size undefined */
+#define CODECTL_SFRAME_E_FRE_COUNT	23	/* data word count invalid */
+#define CODECTL_SFRAME_E_FRE_FLEX	24	/* FLEX data words inconsistent */
+#define CODECTL_SFRAME_E_FRE_TOTAL	25	/* FREs differ from the header */
+
+/**
+ * struct codectl_sframe_check - CODECTL_CHECK_SFRAME: why would an SFrame
+ *	section be refused?
+ * @sframe_start: in: the section in the caller's memory
+ * @sframe_end:	in: its end
+ * @text_start:	in: functions must lie in [text_start, text_end), or 0
+ * @text_end:	in: see @text_start; both 0 for no such check
+ * @error:	out: CODECTL_SFRAME_OK or the CODECTL_SFRAME_E_* code of the
+ *		first defect found
+ * @version:	out: the section's SFrame version (0 if the header is bad)
+ * @num_fdes:	out: FDEs the header declares (0 if the header is bad)
+ * @num_fres:	out: FREs the header declares (0 if the header is bad)
+ *
+ * Runs every check CODECTL_REGISTER_ELF runs on an SFrame section, with
+ * the full walk of every FDE and FRE whatever validate_sframe says, and
+ * registers nothing.  The call succeeds when the check ran, whatever its
+ * verdict: read @error.
+ *
+ * Errors: EINVAL (sframe_start >= sframe_end, or only one of text_start
+ * and text_end is 0, or text_start >= text_end), EFAULT (the range cannot
+ * be read).
+ */
+struct codectl_sframe_check {
+	__u64 sframe_start;
+	__u64 sframe_end;
+	__u64 text_start;
+	__u64 text_end;
+	__u32 error;
+	__u32 version;
+	__u32 num_fdes;
+	__u32 num_fres;
+};
+
+#define CODECTL_SFRAME_CHECK_SIZE_VER0	48
 
 #endif /* _UAPI_LINUX_CODECTL_H */
