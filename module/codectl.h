@@ -8,7 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
-#include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 
@@ -16,8 +16,7 @@
 
 /**
  * struct codectl_reg - one registered code range of an address space
- * @node:	in codectl_mm.regs, keyed by @text_start
- * @ref:	one for the tree, one per reader holding it outside the lock
+ * @ref:	one per array holding it, one per reader using it
  * @charge:	bytes counted against the mm's max_bytes (0 until inserted)
  * @kind:	CODECTL_KIND_ELF or CODECTL_KIND_JIT
  * @build_id_len: bytes in @build_id
@@ -29,16 +28,16 @@
  * @sframe_start: SFrame section in user memory, or 0
  * @sframe_end:	end of it, or 0
  * @unwind_head: first JIT table in user memory (JIT only)
+ * @table_end:	end of that table's reserved area (JIT only)
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
  *
- * Everything but @node and @ref is written before the registration is
- * inserted and never changes after, so holders of a reference read it
- * without the lock.
+ * Everything but @ref is written before the registration is inserted and
+ * never changes after, so registration arrays share it and holders of a
+ * reference read it without a lock.
  */
 struct codectl_reg {
-	struct rb_node node;
 	refcount_t ref;
 	u32 charge;
 	u32 kind;
@@ -51,36 +50,57 @@ struct codectl_reg {
 	u64 sframe_start;
 	u64 sframe_end;
 	u64 unwind_head;
+	u64 table_end;
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
 };
 
 /**
- * struct codectl_mm - the registrations of one address space
- * @mn:		our mmu_notifier_get() subscription on the mm; its
- *		->release empties the registry when the mm goes away
- * @hnode:	in the global table, keyed by the mm pointer; hashed while
- *		the table owns the subscription reference
- * @lock:	protects @regs, @nr and @bytes
- * @regs:	registrations, non-overlapping, ordered by text range
+ * struct codectl_set - the registrations of an address space at one moment
+ * @ref:	the registry publishing it, fork snapshots, each one
+ * @rcu:	frees it after the last reference
  * @nr:		number of registrations
  * @bytes:	sum of their charges
+ * @regs:	the registrations, sorted by text range, disjoint
+ *
+ * Immutable once published: writers publish a new array.
+ */
+struct codectl_set {
+	refcount_t ref;
+	struct rcu_head rcu;
+	unsigned int nr;
+	size_t bytes;
+	struct codectl_reg *regs[];
+};
+
+/**
+ * struct codectl_mm - the registry of one address space
+ * @mn:		our mmu_notifier_get() subscription on the mm; its
+ *		->release empties the registry when the mm goes away and its
+ *		->invalidate_range_start drops unmapped registrations
+ * @hnode:	in the global table, keyed by the mm pointer; hashed while
+ *		the table owns the subscription reference
+ * @lock:	serialises writers of @set
+ * @set:	the current registrations (RCU), NULL when there are none
  */
 struct codectl_mm {
 	struct mmu_notifier mn;
 	struct hlist_node hnode;
-	struct mutex lock;		/* protects regs, nr, bytes */
-	struct rb_root regs;
-	unsigned int nr;
-	size_t bytes;
+	struct mutex lock;		/* serialises writers of set */
+	struct codectl_set __rcu *set;
 };
 
 /* Global live-object counters, shown in debugfs codectl/stats. */
 struct codectl_stats {
-	atomic_long_t mms;
-	atomic_long_t registrations;
+	atomic_long_t mms;		/* registries (mm subscriptions) */
+	atomic_long_t registrations;	/* registration objects */
 	atomic_long_t bytes;		/* charged by inserted registrations */
+	atomic_long_t sets;		/* registration arrays */
+	atomic_long_t works;		/* fork copies queued, not yet run */
+	atomic_long_t fork_failures;	/* children that got no copy */
+	atomic_long_t unmap_drops;	/* unmaps that dropped registrations */
+	atomic_long_t unmap_nomem;	/* ... all of them, for want of memory */
 };
 
 extern struct codectl_stats codectl_stats;
@@ -100,7 +120,14 @@ struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr);
 void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
 		      size_t *bytes);
 void codectl_reg_put(struct codectl_reg *reg);
+void codectl_set_put(struct codectl_set *set);
+struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
+int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);
+
+/* fork.c */
+int codectl_fork_init(void);
+void codectl_fork_exit(void);
 
 /* ioctl.c */
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -314,11 +314,13 @@ out:
 	return ret;
 }
 
-/* Check the header of the first table of a JIT region. */
-static int codectl_check_jit_table(u64 head)
+/*
+ * Check the header of the first table of a JIT region; *@end gets the end
+ * of the table's reserved area.
+ */
+static int codectl_check_jit_table(u64 head, u64 *end)
 {
 	struct codectl_jit_unwind_table tab;
-	u64 end;
 
 	if (copy_from_user(&tab, u64_to_user_ptr(head), sizeof(tab)))
 		return -EFAULT;
@@ -327,16 +329,17 @@ static int codectl_check_jit_table(u64 head)
 	    tab.reserved_len % tab.fre_stride ||
 	    tab.used_len > tab.reserved_len || tab.__reserved)
 		return -EINVAL;
-	if (check_add_overflow(head, (u64)sizeof(tab), &end) ||
-	    check_add_overflow(end, tab.reserved_len, &end))
+	if (check_add_overflow(head, (u64)sizeof(tab), end) ||
+	    check_add_overflow(*end, tab.reserved_len, end))
 		return -EFAULT;
-	return codectl_check_mapped(head, end, VM_READ);
+	return codectl_check_mapped(head, *end, VM_READ);
 }
 
 static long codectl_register_jit(const struct codectl_args *args)
 {
 	struct codectl_jit_info info;
 	struct codectl_reg *reg;
+	u64 table_end;
 	int ret;
 
 	ret = codectl_copy_info(&info, sizeof(info),
@@ -345,7 +348,7 @@ static long codectl_register_jit(const struct codectl_args *args)
 		return ret;
 	if (info.text_start >= info.text_end)
 		return -EINVAL;
-	ret = codectl_check_jit_table(info.unwind_head);
+	ret = codectl_check_jit_table(info.unwind_head, &table_end);
 	if (ret)
 		return ret;
 	ret = codectl_check_mapped(info.text_start, info.text_end, VM_EXEC);
@@ -358,6 +361,7 @@ static long codectl_register_jit(const struct codectl_args *args)
 	reg->text_start = info.text_start;
 	reg->text_end = info.text_end;
 	reg->unwind_head = info.unwind_head;
+	reg->table_end = table_end;
 	ret = codectl_add(reg);
 	if (ret)
 		codectl_reg_put(reg);

@@ -47,10 +47,24 @@ static struct miscdevice codectl_misc = {
 
 static int codectl_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "mms %ld\n", atomic_long_read(&codectl_stats.mms));
-	seq_printf(m, "registrations %ld\n",
-		   atomic_long_read(&codectl_stats.registrations));
-	seq_printf(m, "bytes %ld\n", atomic_long_read(&codectl_stats.bytes));
+	static const struct {
+		const char *name;
+		atomic_long_t *val;
+	} rows[] = {
+		{ "mms", &codectl_stats.mms },
+		{ "registrations", &codectl_stats.registrations },
+		{ "bytes", &codectl_stats.bytes },
+		{ "sets", &codectl_stats.sets },
+		{ "works", &codectl_stats.works },
+		{ "fork_failures", &codectl_stats.fork_failures },
+		{ "unmap_drops", &codectl_stats.unmap_drops },
+		{ "unmap_nomem", &codectl_stats.unmap_nomem },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		seq_printf(m, "%s %ld\n", rows[i].name,
+			   atomic_long_read(rows[i].val));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(codectl_stats);
@@ -61,9 +75,16 @@ static int __init codectl_init(void)
 {
 	int ret;
 
-	ret = misc_register(&codectl_misc);
-	if (ret)
+	ret = codectl_fork_init();
+	if (ret) {
+		pr_err("codectl: cannot hook fork (%d)\n", ret);
 		return ret;
+	}
+	ret = misc_register(&codectl_misc);
+	if (ret) {
+		codectl_fork_exit();
+		return ret;
+	}
 	codectl_debugfs = debugfs_create_dir("codectl", NULL);
 	debugfs_create_file("stats", 0444, codectl_debugfs, NULL,
 			    &codectl_stats_fops);
@@ -75,12 +96,17 @@ static void __exit codectl_exit(void)
 {
 	debugfs_remove_recursive(codectl_debugfs);
 	misc_deregister(&codectl_misc);
+	/* No new snapshots, and the queued ones have been adopted or dropped. */
+	codectl_fork_exit();
 	codectl_registry_exit();
-	/* Wait for the subscriptions put above and by ->release to be freed. */
+	/* Wait for the subscriptions put above and by ->release to be freed, */
 	mmu_notifier_synchronize();
+	/* then for the arrays they dropped. */
+	rcu_barrier();
 	WARN_ON(atomic_long_read(&codectl_stats.mms) ||
 		atomic_long_read(&codectl_stats.registrations) ||
-		atomic_long_read(&codectl_stats.bytes));
+		atomic_long_read(&codectl_stats.bytes) ||
+		atomic_long_read(&codectl_stats.sets));
 }
 
 module_init(codectl_init);

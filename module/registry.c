@@ -5,20 +5,28 @@
  * Each mm that registered something has one struct codectl_mm, found
  * through a global hash table keyed by the mm pointer.  It is the
  * container of an mmu_notifier_get() subscription: the subscription pins
- * the mm_struct (so the key cannot be reused while hashed) and its
- * ->release callback empties the registry when the address space is torn
- * down (exit, and the old mm after exec).  The table holds the one
- * subscription reference; whoever unhashes the entry (->release or module
- * exit) empties it and drops that reference, and free_notifier frees it
- * after an SRCU grace period.
+ * the mm_struct (so the key cannot be reused while hashed), its ->release
+ * empties the registry when the address space is torn down (exit, and
+ * the old mm after exec), and its ->invalidate_range_start drops the
+ * registrations whose code or tables are unmapped (munmap, mremap,
+ * MAP_FIXED: MMU_NOTIFY_UNMAP).  The table holds the one subscription
+ * reference; whoever unhashes the entry (->release or module exit)
+ * empties it and drops that reference, and free_notifier frees it after
+ * an SRCU grace period.
  *
- * Registrations of one mm are disjoint ranges in an rbtree ordered by
- * address, so insertion with its overlap check and lookup by address are
- * O(log n).  The per-mm mutex is never held across user memory accesses:
- * a fault could need an mmu notifier, and readers take a reference on the
- * registration instead.
+ * The registrations themselves are an immutable, sorted array, a struct
+ * codectl_set, published with RCU.  Writers (register, unregister, unmap,
+ * fork adoption) serialise on the mm's mutex, build a new array and
+ * replace the old one, which is freed after a grace period when its last
+ * holder drops it.  So readers (QUERY, the unwinder) look up by address
+ * with a binary search under rcu_read_lock() alone, and fork (fork.c)
+ * takes a snapshot in O(1) from atomic context by taking a reference to
+ * the current array.  The registrations in an array are refcounted and
+ * never change after insertion, so arrays share them freely.
  */
 #include <linux/hashtable.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -55,23 +63,12 @@ struct codectl_reg *codectl_reg_alloc(u32 kind)
 	return reg;
 }
 
-/* Kernel memory a registration holds, counted against max_bytes. */
-static size_t codectl_reg_size(const struct codectl_reg *reg)
-{
-	size_t size = sizeof(*reg);
-
-	if (reg->pathname)
-		size += strlen(reg->pathname) + 1;
-	if (reg->debug_link)
-		size += strlen(reg->debug_link) + 1;
-	return size;
-}
-
 /**
  * codectl_reg_put() - drop a reference to a registration
  * @reg:	the registration
  *
- * Frees it with its strings when the last reference goes.
+ * Frees it with its strings when the last reference goes.  Safe in RCU
+ * callbacks.
  */
 void codectl_reg_put(struct codectl_reg *reg)
 {
@@ -84,19 +81,140 @@ void codectl_reg_put(struct codectl_reg *reg)
 	kfree(reg);
 }
 
-/* Remove every registration; the caller owns @cmm exclusively. */
-static void codectl_mm_empty(struct codectl_mm *cmm)
+/* Kernel memory a registration holds, counted against max_bytes. */
+static u32 codectl_reg_size(const struct codectl_reg *reg)
 {
-	struct codectl_reg *reg, *tmp;
+	size_t size = sizeof(*reg);
 
-	mutex_lock(&cmm->lock);
-	rbtree_postorder_for_each_entry_safe(reg, tmp, &cmm->regs, node)
-		codectl_reg_put(reg);
-	cmm->regs = RB_ROOT;
-	cmm->nr = 0;
-	cmm->bytes = 0;
-	mutex_unlock(&cmm->lock);
+	if (reg->pathname)
+		size += strlen(reg->pathname) + 1;
+	if (reg->debug_link)
+		size += strlen(reg->debug_link) + 1;
+	return size;
 }
+
+static bool codectl_overlaps(u64 s1, u64 e1, u64 s2, u64 e2)
+{
+	return s1 < e2 && s2 < e1;
+}
+
+/*
+ * Does unmapping [start, end) take away something @reg relies on: its
+ * code, its SFrame section, or its first JIT table?
+ */
+static bool codectl_reg_hit(const struct codectl_reg *reg, u64 start, u64 end)
+{
+	return codectl_overlaps(reg->text_start, reg->text_end, start, end) ||
+	       (reg->sframe_start &&
+		codectl_overlaps(reg->sframe_start, reg->sframe_end, start,
+				 end)) ||
+	       (reg->unwind_head &&
+		codectl_overlaps(reg->unwind_head, reg->table_end, start, end));
+}
+
+/* ---- registration arrays --------------------------------------------- */
+
+static struct codectl_set *codectl_set_alloc(unsigned int nr, gfp_t gfp)
+{
+	struct codectl_set *set;
+
+	set = kmalloc(struct_size(set, regs, nr), gfp);
+	if (!set)
+		return NULL;
+	refcount_set(&set->ref, 1);
+	set->nr = nr;
+	set->bytes = 0;
+	atomic_long_inc(&codectl_stats.sets);
+	return set;
+}
+
+static void codectl_set_free_rcu(struct rcu_head *rcu)
+{
+	struct codectl_set *set = container_of(rcu, struct codectl_set, rcu);
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++)
+		codectl_reg_put(set->regs[i]);
+	kfree(set);
+	atomic_long_dec(&codectl_stats.sets);
+}
+
+/**
+ * codectl_set_put() - drop a reference to a registration array
+ * @set:	the array, or NULL
+ *
+ * The last reference frees it, and drops its registrations, after an RCU
+ * grace period: lookups may still be walking it.
+ */
+void codectl_set_put(struct codectl_set *set)
+{
+	if (set && refcount_dec_and_test(&set->ref))
+		call_rcu(&set->rcu, codectl_set_free_rcu);
+}
+
+/*
+ * Copy the registrations of @old for which @keep says so (all if @keep is
+ * NULL), with @extra more slots; the copies hold their own references.
+ */
+static struct codectl_set *
+codectl_set_copy(const struct codectl_set *old, unsigned int extra,
+		 bool (*keep)(const struct codectl_reg *, u64, u64),
+		 u64 start, u64 end, gfp_t gfp)
+{
+	unsigned int i, n = 0, nr = old ? old->nr : 0;
+	struct codectl_set *set;
+
+	set = codectl_set_alloc(nr + extra, gfp);
+	if (!set)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		struct codectl_reg *reg = old->regs[i];
+
+		if (keep && !keep(reg, start, end))
+			continue;
+		refcount_inc(&reg->ref);
+		set->regs[n++] = reg;
+		set->bytes += reg->charge;
+	}
+	set->nr = n;
+	return set;
+}
+
+/* Index of the first registration in @set whose text ends above @addr. */
+static unsigned int codectl_set_search(const struct codectl_set *set, u64 addr)
+{
+	unsigned int lo = 0, hi = set->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (set->regs[mid]->text_end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static struct codectl_set *codectl_mm_set(struct codectl_mm *cmm)
+{
+	return rcu_dereference_protected(cmm->set, lockdep_is_held(&cmm->lock));
+}
+
+/* Publish @set (or an empty registry for NULL) and drop the old array. */
+static void codectl_mm_publish(struct codectl_mm *cmm, struct codectl_set *set)
+{
+	struct codectl_set *old = codectl_mm_set(cmm);
+
+	if (set && !set->nr) {
+		codectl_set_put(set);
+		set = NULL;
+	}
+	rcu_assign_pointer(cmm->set, set);
+	codectl_set_put(old);
+}
+
+/* ---- the mm's subscription ------------------------------------------- */
 
 /* Take @cmm out of the table; true if this caller did (and owns it). */
 static bool codectl_mm_unhash(struct codectl_mm *cmm)
@@ -111,6 +229,15 @@ static bool codectl_mm_unhash(struct codectl_mm *cmm)
 	return owner;
 }
 
+/* Empty the registry of an unhashed @cmm and drop the table's reference. */
+static void codectl_mm_retire(struct codectl_mm *cmm)
+{
+	mutex_lock(&cmm->lock);
+	codectl_mm_publish(cmm, NULL);
+	mutex_unlock(&cmm->lock);
+	mmu_notifier_put(&cmm->mn);
+}
+
 static struct mmu_notifier *codectl_mn_alloc(struct mm_struct *mm)
 {
 	struct codectl_mm *cmm;
@@ -120,7 +247,7 @@ static struct mmu_notifier *codectl_mn_alloc(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	INIT_HLIST_NODE(&cmm->hnode);
 	mutex_init(&cmm->lock);
-	cmm->regs = RB_ROOT;
+	RCU_INIT_POINTER(cmm->set, NULL);
 	atomic_long_inc(&codectl_stats.mms);
 	return &cmm->mn;
 }
@@ -143,21 +270,68 @@ static void codectl_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct codectl_mm *cmm = to_cmm(mn);
 
-	if (!codectl_mm_unhash(cmm))
-		return;
-	codectl_mm_empty(cmm);
-	mmu_notifier_put(mn);
+	if (codectl_mm_unhash(cmm))
+		codectl_mm_retire(cmm);
+}
+
+static bool codectl_keep_unhit(const struct codectl_reg *reg, u64 start,
+			       u64 end)
+{
+	return !codectl_reg_hit(reg, start, end);
+}
+
+/*
+ * munmap, mremap and MAP_FIXED over a registration's code or tables
+ * (MMU_NOTIFY_UNMAP): drop it before the range can be mapped again, so a
+ * new mapping at the same address is never unwound with stale rules.
+ * Every invalidation of the mm comes here, so other events and ranges
+ * that hit nothing return at once, without a lock.  Only the OOM reaper
+ * unmaps without being allowed to block; its mm is dying and ->release
+ * will empty the registry.
+ */
+static int codectl_mn_invalidate_range_start(struct mmu_notifier *mn,
+					     const struct mmu_notifier_range *range)
+{
+	struct codectl_mm *cmm = to_cmm(mn);
+	struct codectl_set *set;
+	bool hit = false;
+	unsigned int i;
+
+	if (range->event != MMU_NOTIFY_UNMAP)
+		return 0;
+	rcu_read_lock();
+	set = rcu_dereference(cmm->set);
+	for (i = 0; set && i < set->nr && !hit; i++)
+		hit = codectl_reg_hit(set->regs[i], range->start, range->end);
+	rcu_read_unlock();
+	if (!hit || !mmu_notifier_range_blockable(range))
+		return 0;
+
+	mutex_lock(&cmm->lock);
+	/* Under the mmap lock: no reclaim that could wait on this mm. */
+	set = codectl_set_copy(codectl_mm_set(cmm), 0, codectl_keep_unhit,
+			       range->start, range->end,
+			       GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
+	if (!set)	/* better nothing than stale rules */
+		atomic_long_inc(&codectl_stats.unmap_nomem);
+	codectl_mm_publish(cmm, set);
+	atomic_long_inc(&codectl_stats.unmap_drops);
+	mutex_unlock(&cmm->lock);
+	return 0;
 }
 
 static const struct mmu_notifier_ops codectl_mn_ops = {
-	.release	= codectl_mn_release,
-	.alloc_notifier	= codectl_mn_alloc,
-	.free_notifier	= codectl_mn_free,
+	.release		= codectl_mn_release,
+	.invalidate_range_start	= codectl_mn_invalidate_range_start,
+	.alloc_notifier		= codectl_mn_alloc,
+	.free_notifier		= codectl_mn_free,
 };
 
 /**
  * codectl_mm_find() - the registry of an address space, if it has one
  * @mm:		the address space, which the caller keeps alive
+ *
+ * Callable in atomic context (the fork tracepoint).
  *
  * Return: the registry, or NULL.  It stays valid while @mm has users.
  */
@@ -214,56 +388,69 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 /**
  * codectl_mm_insert() - add a registration
  * @cmm:	the registry
- * @reg:	a new registration holding one reference, which the tree
+ * @reg:	a new registration holding one reference, which the registry
  *		takes over on success; the caller keeps it on failure
  *
  * The registration is charged its size (struct and strings) against the
  * address space's max_bytes, and counts against max_registrations.
  *
  * Return: 0, -EEXIST if its text range overlaps another registration,
- * -ENOSPC past max_registrations, -ENOMEM past max_bytes.
+ * -ENOSPC past max_registrations, -ENOMEM past max_bytes or without
+ * memory.
  */
 int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 {
-	struct rb_node **link = &cmm->regs.rb_node, *parent = NULL;
-	size_t charge = codectl_reg_size(reg);
+	struct codectl_set *old, *set;
+	u32 charge = codectl_reg_size(reg);
+	unsigned int at, nr;
 	int ret = 0;
 
 	mutex_lock(&cmm->lock);
-	if (cmm->nr >= READ_ONCE(codectl_max_registrations)) {
+	old = codectl_mm_set(cmm);
+	nr = old ? old->nr : 0;
+	if (nr >= READ_ONCE(codectl_max_registrations)) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (cmm->bytes + charge > READ_ONCE(codectl_max_bytes)) {
+	if ((old ? old->bytes : 0) + charge > READ_ONCE(codectl_max_bytes)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * The ranges in the tree are disjoint and ordered, so a range that
-	 * overlaps any of them meets it on this descent.
-	 */
-	while (*link) {
-		struct codectl_reg *cur = rb_entry(*link, struct codectl_reg, node);
-
-		parent = *link;
-		if (reg->text_end <= cur->text_start) {
-			link = &parent->rb_left;
-		} else if (reg->text_start >= cur->text_end) {
-			link = &parent->rb_right;
-		} else {
-			ret = -EEXIST;
-			goto out;
-		}
+	/* The ranges are disjoint and sorted: one neighbour to check. */
+	at = old ? codectl_set_search(old, reg->text_start) : 0;
+	if (at < nr && old->regs[at]->text_start < reg->text_end) {
+		ret = -EEXIST;
+		goto out;
 	}
-	rb_link_node(&reg->node, parent, link);
-	rb_insert_color(&reg->node, &cmm->regs);
+
+	set = codectl_set_alloc(nr + 1, GFP_KERNEL_ACCOUNT);
+	if (!set) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	reg->charge = charge;
-	cmm->nr++;
-	cmm->bytes += reg->charge;
-	atomic_long_add(reg->charge, &codectl_stats.bytes);
+	atomic_long_add(charge, &codectl_stats.bytes);
+	if (at)
+		memcpy(set->regs, old->regs, at * sizeof(reg));
+	set->regs[at] = reg;
+	if (nr > at)
+		memcpy(set->regs + at + 1, old->regs + at,
+		       (nr - at) * sizeof(reg));
+	for (at = 0; at < set->nr; at++) {
+		if (set->regs[at] != reg)
+			refcount_inc(&set->regs[at]->ref);
+		set->bytes += set->regs[at]->charge;
+	}
+	codectl_mm_publish(cmm, set);
 out:
 	mutex_unlock(&cmm->lock);
 	return ret;
+}
+
+static bool codectl_keep_other(const struct codectl_reg *reg, u64 start,
+			       u64 end)
+{
+	return reg->text_start != start || reg->text_end != end;
 }
 
 /**
@@ -272,39 +459,32 @@ out:
  * @text_start:	its text_start
  * @text_end:	its text_end
  *
- * Return: 0 or -ENOENT.
+ * Return: 0, -ENOENT, or -ENOMEM (nothing changed).
  */
 int codectl_mm_remove(struct codectl_mm *cmm, u64 text_start, u64 text_end)
 {
-	struct rb_node *n;
-	struct codectl_reg *reg = NULL;
+	struct codectl_set *old, *set;
+	unsigned int at;
+	int ret = 0;
 
 	mutex_lock(&cmm->lock);
-	n = cmm->regs.rb_node;
-	while (n) {
-		struct codectl_reg *cur = rb_entry(n, struct codectl_reg, node);
-
-		if (text_start < cur->text_start) {
-			n = n->rb_left;
-		} else if (text_start > cur->text_start) {
-			n = n->rb_right;
-		} else {
-			if (cur->text_end == text_end)
-				reg = cur;
-			break;
-		}
+	old = codectl_mm_set(cmm);
+	at = old ? codectl_set_search(old, text_start) : 0;
+	if (!old || at >= old->nr || old->regs[at]->text_start != text_start ||
+	    old->regs[at]->text_end != text_end) {
+		ret = -ENOENT;
+		goto out;
 	}
-	if (reg) {
-		rb_erase(&reg->node, &cmm->regs);
-		cmm->nr--;
-		cmm->bytes -= reg->charge;
+	set = codectl_set_copy(old, 0, codectl_keep_other, text_start,
+			       text_end, GFP_KERNEL_ACCOUNT);
+	if (!set) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	codectl_mm_publish(cmm, set);
+out:
 	mutex_unlock(&cmm->lock);
-
-	if (!reg)
-		return -ENOENT;
-	codectl_reg_put(reg);
-	return 0;
+	return ret;
 }
 
 /**
@@ -313,31 +493,27 @@ int codectl_mm_remove(struct codectl_mm *cmm, u64 text_start, u64 text_end)
  * @addr:	the address
  *
  * This is the lookup by address too: the result covers @addr when its
- * text_start <= @addr.
+ * text_start <= @addr.  O(log n), lock-free.
  *
  * Return: the registration with a reference the caller drops with
  * codectl_reg_put(), or NULL.
  */
 struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr)
 {
-	struct rb_node *n;
 	struct codectl_reg *found = NULL;
+	struct codectl_set *set;
+	unsigned int at;
 
-	mutex_lock(&cmm->lock);
-	n = cmm->regs.rb_node;
-	while (n) {
-		struct codectl_reg *cur = rb_entry(n, struct codectl_reg, node);
-
-		if (cur->text_end > addr) {
-			found = cur;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
+	rcu_read_lock();
+	set = rcu_dereference(cmm->set);
+	if (set) {
+		at = codectl_set_search(set, addr);
+		if (at < set->nr) {
+			found = set->regs[at];
+			refcount_inc(&found->ref);
 		}
 	}
-	if (found)
-		refcount_inc(&found->ref);
-	mutex_unlock(&cmm->lock);
+	rcu_read_unlock();
 	return found;
 }
 
@@ -349,23 +525,91 @@ struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr)
  */
 void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr, size_t *bytes)
 {
+	struct codectl_set *set;
+
 	*nr = 0;
 	*bytes = 0;
 	if (!cmm)
 		return;
+	rcu_read_lock();
+	set = rcu_dereference(cmm->set);
+	if (set) {
+		*nr = set->nr;
+		*bytes = set->bytes;
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * codectl_mm_snapshot() - take a reference to an mm's registrations
+ * @mm:		the address space, kept alive by the caller
+ *
+ * For fork: callable in atomic context, O(1).
+ *
+ * Return: the array of registrations, or NULL if there are none; drop it
+ * with codectl_set_put() or hand it to codectl_mm_adopt().
+ */
+struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm)
+{
+	struct codectl_set *set = NULL;
+	struct codectl_mm *cmm;
+
+	spin_lock(&codectl_mm_table_lock);
+	hash_for_each_possible(codectl_mm_table, cmm, hnode, (unsigned long)mm) {
+		if (cmm->mn.mm != mm)
+			continue;
+		rcu_read_lock();
+		/* A writer may be dropping the array we see: take the next. */
+		do {
+			set = rcu_dereference(cmm->set);
+		} while (set && !refcount_inc_not_zero(&set->ref));
+		rcu_read_unlock();
+		break;
+	}
+	spin_unlock(&codectl_mm_table_lock);
+	return set;
+}
+
+/**
+ * codectl_mm_adopt() - give an address space the registrations of a snapshot
+ * @mm:		the caller's address space (a forked child's, before it
+ *		first runs in user space)
+ * @set:	a snapshot from codectl_mm_snapshot(); the reference is
+ *		consumed in every case
+ *
+ * The arrays are immutable, so the child simply publishes its parent's
+ * array of the moment of fork; both then go their own ways.
+ *
+ * Return: 0 or -errno (the child then has no registrations).
+ */
+int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
+{
+	struct codectl_mm *cmm;
+	int ret = 0;
+
+	cmm = codectl_mm_get_or_create(mm);
+	if (IS_ERR(cmm)) {
+		codectl_set_put(set);
+		return PTR_ERR(cmm);
+	}
 	mutex_lock(&cmm->lock);
-	*nr = cmm->nr;
-	*bytes = cmm->bytes;
+	if (codectl_mm_set(cmm)) {
+		ret = -EEXIST;		/* cannot happen before the child runs */
+		codectl_set_put(set);
+	} else {
+		codectl_mm_publish(cmm, set);
+	}
 	mutex_unlock(&cmm->lock);
+	return ret;
 }
 
 /**
  * codectl_registry_exit() - drop every registry at module unload
  *
- * No file is open (the module could not be unloaded otherwise), so only
- * ->release of dying address spaces can race with this; the table decides
- * who owns each entry.  The caller then waits for the subscriptions to be
- * freed with mmu_notifier_synchronize().
+ * No file is open (the module could not be unloaded otherwise) and the
+ * fork hook is gone, so only ->release of dying address spaces can race
+ * with this; the table decides who owns each entry.  The caller then waits
+ * for the subscriptions and arrays to be freed.
  */
 void codectl_registry_exit(void)
 {
@@ -381,7 +625,6 @@ void codectl_registry_exit(void)
 		spin_unlock(&codectl_mm_table_lock);
 		if (!cmm)
 			break;
-		codectl_mm_empty(cmm);
-		mmu_notifier_put(&cmm->mn);
+		codectl_mm_retire(cmm);
 	}
 }

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fork: a child has its parent's address space, so it has its parent's
+ * registrations.
+ *
+ * A forked mm starts with no mmu notifier subscriptions, so nothing in the
+ * mm tells us about it; the sched_process_fork tracepoint does (it is not
+ * exported, but found by name).  It fires in the parent, in atomic
+ * context, after the child is created and before it is woken.  There the
+ * parent's current registration array is snapshotted with one reference
+ * (arrays are immutable, registry.c), and a task_work is queued on the
+ * child; it runs before the child's first user instruction and makes the
+ * snapshot the child's registry.  So the child sees exactly the
+ * registrations of the moment of fork, whatever the parent does next.
+ *
+ * CLONE_VM children (threads, vfork) share the mm and its registry:
+ * nothing to do.
+ *
+ * Unload: the probe is unregistered and synchronised first; then module
+ * exit waits for the queued works (codectl_stats.works), which cannot be
+ * cancelled, to run.
+ */
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+#include <linux/wait.h>
+
+#include "codectl.h"
+
+struct codectl_fork_work {
+	struct callback_head cb;
+	struct codectl_set *set;
+};
+
+static struct tracepoint *codectl_fork_tp;
+static DECLARE_WAIT_QUEUE_HEAD(codectl_works_wq);
+
+/* In the child, before it returns to user space for the first time. */
+static void codectl_fork_work_run(struct callback_head *cb)
+{
+	struct codectl_fork_work *w = container_of(cb, typeof(*w), cb);
+
+	/* Also run from do_exit() after exit_mm(): then there is no mm. */
+	if (current->mm && !(current->flags & PF_EXITING)) {
+		if (codectl_mm_adopt(current->mm, w->set))
+			atomic_long_inc(&codectl_stats.fork_failures);
+	} else {
+		codectl_set_put(w->set);
+	}
+	kfree(w);
+	if (atomic_long_dec_and_test(&codectl_stats.works))
+		wake_up(&codectl_works_wq);
+}
+
+static void codectl_fork_probe(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	struct codectl_fork_work *w;
+	struct codectl_set *set;
+
+	if (!child->mm || child->mm == parent->mm)
+		return;
+	set = codectl_mm_snapshot(parent->mm);
+	if (!set)
+		return;
+	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN);
+	if (!w) {
+		codectl_set_put(set);
+		atomic_long_inc(&codectl_stats.fork_failures);
+		return;
+	}
+	init_task_work(&w->cb, codectl_fork_work_run);
+	w->set = set;
+	atomic_long_inc(&codectl_stats.works);
+	if (task_work_add(child, &w->cb, TWA_RESUME)) {
+		/* The child is already exiting: it will never run. */
+		atomic_long_dec(&codectl_stats.works);
+		codectl_set_put(set);
+		kfree(w);
+	}
+}
+
+static void codectl_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/**
+ * codectl_fork_init() - start copying registrations into forked children
+ *
+ * Return: 0 or -errno (-ENOENT if the kernel has no sched_process_fork).
+ */
+int codectl_fork_init(void)
+{
+	for_each_kernel_tracepoint(codectl_find_tp, &codectl_fork_tp);
+	if (!codectl_fork_tp)
+		return -ENOENT;
+	return tracepoint_probe_register(codectl_fork_tp, codectl_fork_probe,
+					 NULL);
+}
+
+/**
+ * codectl_fork_exit() - stop, and wait for the children's pending copies
+ *
+ * Children that have not run yet still hold works of this module; they
+ * cannot be cancelled, so wait until they have run.  A child stopped
+ * before its first instruction (ptrace) delays module unload until it
+ * runs or dies.
+ */
+void codectl_fork_exit(void)
+{
+	tracepoint_probe_unregister(codectl_fork_tp, codectl_fork_probe, NULL);
+	tracepoint_synchronize_unregister();
+	wait_event(codectl_works_wq, !atomic_long_read(&codectl_stats.works));
+	/* The last work may still be returning through this module's text. */
+	synchronize_rcu_tasks();
+}
