@@ -252,6 +252,7 @@ int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
 	sec->ctx = ctx;
 	sec->text_start = 0;
 	sec->text_end = 0;
+	sec->index = NULL;
 
 	if (size < SFRAME_HEADER_SIZE)
 		return SFRAME_E_TRUNCATED;
@@ -369,30 +370,115 @@ int sframe_fde_at(const struct sframe_sec *sec, uint32_t i,
 	return sf_fde_decode(sec, &w, i, fde);
 }
 
+/* The start address of FDE @i, through @w. */
+static int sf_start_at(const struct sframe_sec *sec, struct sf_win *w,
+		       uint32_t i, uint64_t *start)
+{
+	uint32_t size = sec->hdr.version == SFRAME_VERSION_3 ? 8 : 4;
+	const uint8_t *p;
+	int err;
+
+	err = sf_get(w, sf_fde_off(sec, i), size, sec->fres, &p,
+		     SFRAME_E_FDES_BOUNDS);
+	if (!err)
+		*start = sf_func_start(sec, i, p);
+	return err;
+}
+
+uint32_t sframe_index_words(const struct sframe_sec *sec, uint8_t *shift)
+{
+	uint32_t n = sec->hdr.num_fdes;
+	uint64_t first, last, span;
+	struct sf_win w;
+	uint8_t s = 4;
+
+	if (!(sec->hdr.flags & SFRAME_F_FDE_SORTED))
+		return 0;
+	sf_win_init(&w, sec);
+	if (sf_start_at(sec, &w, 0, &first) ||
+	    sf_start_at(sec, &w, n - 1, &last) || last < first)
+		return 0;
+	span = last - first;
+	/* About one function per bucket, buckets of 16 bytes at least. */
+	while (s < 40 && (span >> s) >= n)
+		s++;
+	*shift = s;
+	return (uint32_t)(span >> s) + 2;
+}
+
+int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
+		       uint32_t nwords, uint8_t shift)
+{
+	uint32_t n = sec->hdr.num_fdes, i = 0, b;
+	uint64_t base, next;
+	struct sf_win w;
+	int err;
+
+	sec->index = NULL;
+	if (nwords < 2)
+		return SFRAME_E_NOT_FOUND;
+	sf_win_init(&w, sec);
+	err = sf_start_at(sec, &w, 0, &base);
+	if (err)
+		return err;
+	/* words[b]: the last FDE starting at or before bucket b's start. */
+	for (b = 0; b < nwords; b++) {
+		uint64_t at = base + ((uint64_t)b << shift);
+
+		while (i + 1 < n) {
+			err = sf_start_at(sec, &w, i + 1, &next);
+			if (err)
+				return err;
+			if (next > at)
+				break;
+			i++;
+		}
+		words[b] = i;
+	}
+	sec->index = words;
+	sec->index_base = base;
+	sec->index_nb = nwords - 1;
+	sec->index_shift = shift;
+	return SFRAME_OK;
+}
+
 int sframe_find_fde(const struct sframe_sec *sec, uint64_t pc,
 		    struct sframe_fde *fde)
 {
-	uint32_t lo = 0, hi = sec->hdr.num_fdes, start_size;
+	uint32_t lo = 0, hi = sec->hdr.num_fdes;
 	uint64_t next_start;
 	struct sf_win w;
-	const uint8_t *p;
 	int err;
 
 	if (!(sec->hdr.flags & SFRAME_F_FDE_SORTED))
 		return SFRAME_E_UNSORTED;
-	start_size = sec->hdr.version == SFRAME_VERSION_3 ? 8 : 4;
 	sf_win_init(&w, sec);
 
+	/* The index narrows the search to the FDEs of pc's bucket. */
+	if (sec->index && pc >= sec->index_base) {
+		uint64_t b = (pc - sec->index_base) >> sec->index_shift;
+
+		if (b < sec->index_nb) {
+			lo = sec->index[b];
+			hi = sec->index[b + 1] + 1;
+			if (lo >= hi || hi > sec->hdr.num_fdes)
+				return SFRAME_E_NOT_FOUND;
+		} else {
+			lo = sec->index[sec->index_nb];
+			if (lo >= hi)
+				return SFRAME_E_NOT_FOUND;
+		}
+	}
+
+	/* The last FDE whose function starts at or below pc. */
 	/* The last FDE whose function starts at or below pc. */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		uint64_t start;
 
-		err = sf_get(&w, sf_fde_off(sec, mid), start_size, sec->fres,
-			     &p, SFRAME_E_FDES_BOUNDS);
+		err = sf_start_at(sec, &w, mid, &start);
 		if (err)
 			return err;
-		start = sf_func_start(sec, mid, p);
 		if (start <= pc)
 			lo = mid;
 		else
@@ -405,11 +491,9 @@ int sframe_find_fde(const struct sframe_sec *sec, uint64_t pc,
 		return SFRAME_E_NOT_FOUND;
 	/* In a sorted section the next function does not start lower. */
 	if (lo + 1 < sec->hdr.num_fdes) {
-		err = sf_get(&w, sf_fde_off(sec, lo + 1), start_size,
-			     sec->fres, &p, SFRAME_E_FDES_BOUNDS);
+		err = sf_start_at(sec, &w, lo + 1, &next_start);
 		if (err)
 			return err;
-		next_start = sf_func_start(sec, lo + 1, p);
 		if (next_start < fde->func_start)
 			return SFRAME_E_UNSORTED;
 	}
@@ -555,7 +639,10 @@ static int sf_decode_flex(const struct sframe_sec *sec,
 	ctrl = WORD_U(0);
 	if (!FLEX_REG_P(ctrl))		/* the CFA needs a base register */
 		return SFRAME_E_FRE_FLEX;
-	sf_flex_loc(&rule->cfa, ctrl, WORD_S(1));
+	/* s390x scales CFA offsets in FLEX FDEs as in DEFAULT ones. */
+	sf_flex_loc(&rule->cfa, ctrl,
+		    sec->hdr.abi == SFRAME_ABI_S390X_BE ?
+		    S390X_CFA_DECODE(WORD_S(1)) : WORD_S(1));
 	sf_default_ra_fp(sec, rule);
 	idx = 2;
 	if (n > idx) {

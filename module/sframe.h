@@ -151,8 +151,13 @@ typedef int (*sframe_read_fn)(void *ctx, uint64_t off, void *dst,
  * @fdes:	offset of the FDE array in the section
  * @fres:	offset of the FRE sub-section in the section
  * @fres_end:	end of the FRE sub-section
+ * @index:	optional FDE index (sframe_index_build()), or NULL
+ * @index_base:	address of the index's first bucket
+ * @index_nb:	buckets in the index
+ * @index_shift: log2 of the bytes of text per bucket
  *
- * Filled by sframe_init(); the caller sets nothing else.
+ * Filled by sframe_init() and sframe_index_build(); the caller sets
+ * nothing else but the text range.
  */
 struct sframe_sec {
 	struct sframe_header hdr;
@@ -166,6 +171,10 @@ struct sframe_sec {
 	uint64_t fdes;
 	uint64_t fres;
 	uint64_t fres_end;
+	const uint32_t *index;
+	uint64_t index_base;
+	uint32_t index_nb;
+	uint8_t index_shift;
 };
 
 /**
@@ -278,6 +287,38 @@ int sframe_parse_header(const uint8_t *buf, uint64_t section_size,
  */
 int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
 		const uint8_t *mem, sframe_read_fn read, void *ctx);
+
+/**
+ * sframe_index_words() - the size of an FDE index for a section
+ * @sec:	the section (sorted)
+ * @shift:	out: log2 of the bytes of text per bucket to pass to
+ *		sframe_index_build()
+ *
+ * The index has about one bucket per function: each bucket holds the
+ * number of the last FDE starting at or before the bucket, so a lookup
+ * searches only the FDEs of one bucket instead of the whole array.
+ *
+ * Return: the number of uint32_t words the index needs, or 0 when the
+ * section cannot have one (unsorted, unreadable).
+ */
+uint32_t sframe_index_words(const struct sframe_sec *sec, uint8_t *shift);
+
+/**
+ * sframe_index_build() - build the FDE index of a section
+ * @sec:	the section; its lookups use the index from now on
+ * @words:	memory for the index, which must outlive @sec's use
+ * @nwords:	sframe_index_words()
+ * @shift:	as sframe_index_words() said
+ *
+ * Reads every FDE's start once.  The index only narrows the binary
+ * search, whose results are checked as without it, so an index of a
+ * section that changed afterwards can make lookups fail, never go wrong
+ * or out of bounds.
+ *
+ * Return: SFRAME_OK or an enum sframe_err code (no index is used then).
+ */
+int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
+		       uint32_t nwords, uint8_t shift);
 
 /**
  * sframe_fde_at() - decode the FDE at an index
