@@ -59,22 +59,19 @@ static void sf_win_init(struct sf_win *w, const struct sframe_sec *s)
 	w->p = NULL;
 }
 
-/*
- * Point *@out at @n bytes at section offset @off, which must lie below
- * @lim (itself inside the section).  @n is at most SFRAME_READ_MAX.
- */
-static int sf_get(struct sf_win *w, uint64_t off, uint32_t n, uint64_t lim,
-		  const uint8_t **out, int bounds_err)
+/* The kernel defines noinline; freestanding user-space builds do not. */
+#ifndef noinline
+#define noinline __attribute__((__noinline__))
+#endif
+
+/* sf_get() through the reader: fill the window at @off. */
+static noinline int
+sf_get_slow(struct sf_win *w, uint64_t off, uint32_t n, uint64_t lim,
+	    const uint8_t **out)
 {
 	const struct sframe_sec *s = w->s;
 	uint64_t len;
 
-	if (off > lim || n > lim - off)
-		return bounds_err;
-	if (s->mem) {
-		*out = s->mem + off;
-		return SFRAME_OK;
-	}
 	if (w->avail && off >= w->off && off + n <= w->off + w->avail) {
 		*out = w->p + (off - w->off);
 		return SFRAME_OK;
@@ -93,26 +90,55 @@ static int sf_get(struct sf_win *w, uint64_t off, uint32_t n, uint64_t lim,
 	return SFRAME_OK;
 }
 
-static uint16_t get16(const uint8_t *p, int be)
+/*
+ * Point *@out at @n bytes at section offset @off, which must lie below
+ * @lim (itself inside the section).  @n is at most SFRAME_READ_MAX.
+ * Addressable sections take the inline path: a bounds check and an add.
+ */
+static inline int sf_get(struct sf_win *w, uint64_t off, uint32_t n,
+			 uint64_t lim, const uint8_t **out, int bounds_err)
 {
-	return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+	if (off > lim || n > lim - off)
+		return bounds_err;
+	if (w->s->mem) {
+		*out = w->s->mem + off;
+		return SFRAME_OK;
+	}
+	return sf_get_slow(w, off, n, lim, out);
 }
 
-static uint32_t get32(const uint8_t *p, int be)
+/*
+ * Fields in the section's byte order (@be), loaded whole and swapped when
+ * the host's order differs.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SF_SWAP(be)	(be)
+#else
+#define SF_SWAP(be)	(!(be))
+#endif
+
+static inline uint16_t get16(const uint8_t *p, int be)
 {
-	if (be)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		       (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[1] << 8 | p[0];
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return SF_SWAP(be) ? __builtin_bswap16(v) : v;
 }
 
-static uint64_t get64(const uint8_t *p, int be)
+static inline uint32_t get32(const uint8_t *p, int be)
 {
-	uint64_t lo = get32(p + (be ? 4 : 0), be);
-	uint64_t hi = get32(p + (be ? 0 : 4), be);
+	uint32_t v;
 
-	return hi << 32 | lo;
+	__builtin_memcpy(&v, p, sizeof(v));
+	return SF_SWAP(be) ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t get64(const uint8_t *p, int be)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return SF_SWAP(be) ? __builtin_bswap64(v) : v;
 }
 
 /* An unsigned field of 1, 2 or 4 bytes. */
@@ -399,8 +425,11 @@ uint32_t sframe_index_words(const struct sframe_sec *sec, uint8_t *shift)
 	    sf_start_at(sec, &w, n - 1, &last) || last < first)
 		return 0;
 	span = last - first;
-	/* About one function per bucket, buckets of 16 bytes at least. */
-	while (s < 40 && (span >> s) >= n)
+	/*
+	 * About one function per bucket, buckets of 16 bytes at least: at
+	 * most num_fdes + 1 words whatever the span.
+	 */
+	while (s < 63 && (span >> s) >= n)
 		s++;
 	*shift = s;
 	return (uint32_t)(span >> s) + 2;
@@ -423,7 +452,9 @@ int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
 		return err;
 	/* words[b]: the last FDE starting at or before bucket b's start. */
 	for (b = 0; b < nwords; b++) {
-		uint64_t at = base + ((uint64_t)b << shift);
+		/* Buckets past the end of the address space start at its end. */
+		uint64_t at = b > (~base >> shift) ? ~(uint64_t)0 :
+			      base + ((uint64_t)b << shift);
 
 		while (i + 1 < n) {
 			err = sf_start_at(sec, &w, i + 1, &next);
@@ -515,40 +546,6 @@ static int sf_count_ok(const struct sframe_sec *sec, uint8_t n)
 	if (sec->hdr.abi == SFRAME_ABI_AMD64_LE)
 		return n <= 2;
 	return n <= 3;
-}
-
-/*
- * Read the FRE header at *@off and advance *@off past the FRE.  Checks
- * bounds, the data word size and count; order is the caller's.
- */
-static int sf_fre_next(const struct sframe_sec *sec, struct sf_win *w,
-		       const struct sframe_fde *fde, uint64_t *off,
-		       struct sf_fre *fre)
-{
-	uint32_t start_size = 1U << fde->fre_type;
-	int be = sec->hdr.big_endian;
-	const uint8_t *p;
-	uint64_t len;
-	int err;
-
-	err = sf_get(w, *off, start_size + 1, sec->fres_end, &p,
-		     SFRAME_E_FRE_BOUNDS);
-	if (err)
-		return err;
-	fre->start = getu(p, start_size, be);
-	fre->info = p[start_size];
-	if (FRE_WORD_SIZE(fre->info) > 2)
-		return SFRAME_E_FRE_SIZE;
-	fre->word = (uint8_t)(1U << FRE_WORD_SIZE(fre->info));
-	fre->count = FRE_COUNT(fre->info);
-	if (!fde->flex && !sf_count_ok(sec, fre->count))
-		return SFRAME_E_FRE_COUNT;
-	fre->data = *off + start_size + 1;
-	len = (uint64_t)fre->count * fre->word;
-	if (fre->data > sec->fres_end || len > sec->fres_end - fre->data)
-		return SFRAME_E_FRE_BOUNDS;
-	*off = fre->data + len;
-	return SFRAME_OK;
 }
 
 static void sf_loc(struct sframe_loc *loc, uint8_t kind, uint16_t base,
@@ -699,6 +696,9 @@ static int sf_decode_rule(const struct sframe_sec *sec, struct sf_win *w,
 		sf_loc(&rule->fp, SFRAME_LOC_SAME, 0, 0);
 		return SFRAME_OK;
 	}
+	/* DEFAULT FREs have at most 2 (AMD64) or 3 data words. */
+	if (!fde->flex && !sf_count_ok(sec, fre->count))
+		return SFRAME_E_FRE_COUNT;
 	err = sf_get(w, fre->data, (uint32_t)fre->count * fre->word,
 		     sec->fres_end, &p, SFRAME_E_FRE_BOUNDS);
 	if (err)
@@ -710,42 +710,98 @@ static int sf_decode_rule(const struct sframe_sec *sec, struct sf_win *w,
 }
 
 /*
+ * Point *@p at the bytes from @off on, *@avail of them: up to @lim for an
+ * addressable section, a window of up to SFRAME_READ_MAX through the
+ * reader.
+ */
+static int sf_span(struct sf_win *w, uint64_t off, uint64_t lim,
+		   const uint8_t **p, uint64_t *avail)
+{
+	uint64_t n = lim - off;
+	int err;
+
+	if (off >= lim) {
+		*avail = 0;
+		return SFRAME_OK;
+	}
+	if (!w->s->mem && n > SFRAME_READ_MAX)
+		n = SFRAME_READ_MAX;
+	err = sf_get(w, off, (uint32_t)(w->s->mem ? 1 : n), lim, p,
+		     SFRAME_E_FRE_BOUNDS);
+	*avail = n;
+	return err;
+}
+
+/* The largest FRE: a 4-byte start, the info byte, 15 words of 4 bytes. */
+#define SF_FRE_MAX	(4 + 1 + 15 * 4)
+
+/*
  * Walk the FREs of @fde up to the last one starting at or below @target
- * (all of them for a @target of ~0), checking
- * each.  *@hit gets that FRE, *@bytes the bytes of all FREs walked.
+ * (all of them for a @target of ~0), into *@hit, and *@bytes the bytes of
+ * the FREs walked.  Every FRE is bounds-checked, its data word size and
+ * its start checked (increasing, inside the function); @check_data (the
+ * validation walk) also decodes each FRE's data words.
+ *
+ * This loop is the hot path of a lookup: it works on a span of bytes (the
+ * whole FRE sub-section for addressable sections) and refills a reader
+ * window only when an FRE could cross its end.
  */
 static int sf_walk(const struct sframe_sec *sec, struct sf_win *w,
 		   const struct sframe_fde *fde, uint64_t target,
 		   struct sf_fre *hit, uint64_t *bytes, int check_data)
 {
-	uint64_t off = fde->fres_at, limit;
-	struct sf_fre fre;
+	uint32_t ss = 1U << fde->fre_type, start = 0, prev = 0, k;
+	uint64_t off = fde->fres_at, limit, avail, len;
+	int be = sec->hdr.big_endian, found = 0, err;
 	struct sframe_rule tmp;
-	int found = 0, err;
-	uint32_t k;
+	const uint8_t *p;
 
 	limit = fde->pc_mask ? fde->rep_size : fde->func_size;
+	err = sf_span(w, off, sec->fres_end, &p, &avail);
+	if (err)
+		return err;
 	for (k = 0; k < fde->num_fres; k++) {
-		uint64_t at = off;
+		uint8_t info;
 
-		err = sf_fre_next(sec, w, fde, &off, &fre);
-		if (err)
-			return err;
-		if (k && fre.start <= hit->start)
-			return SFRAME_E_FRE_ORDER;
-		if (limit ? fre.start >= limit : fre.start != 0)
-			return SFRAME_E_FRE_START;
-		if (check_data) {
-			err = sf_decode_rule(sec, w, fde, &fre, &tmp);
+		if (avail < SF_FRE_MAX && off + avail < sec->fres_end) {
+			err = sf_span(w, off, sec->fres_end, &p, &avail);
 			if (err)
 				return err;
 		}
-		if (fre.start > target) {
-			off = at;
+		if (avail < ss + 1)
+			return SFRAME_E_FRE_BOUNDS;
+		start = ss == 1 ? p[0] : ss == 2 ? get16(p, be) : get32(p, be);
+		info = p[ss];
+		if (FRE_WORD_SIZE(info) > 2)
+			return SFRAME_E_FRE_SIZE;
+		len = ss + 1 + (FRE_COUNT(info) << FRE_WORD_SIZE(info));
+		if (len > avail)
+			return SFRAME_E_FRE_BOUNDS;
+		if (k && start <= prev)
+			return SFRAME_E_FRE_ORDER;
+		if (limit ? start >= limit : start != 0)
+			return SFRAME_E_FRE_START;
+		if (start > target)
 			break;
-		}
-		*hit = fre;
+		hit->start = start;
+		hit->info = info;
+		hit->count = FRE_COUNT(info);
+		hit->word = (uint8_t)(1U << FRE_WORD_SIZE(info));
+		hit->data = off + ss + 1;
 		found = 1;
+		prev = start;
+		p += len;
+		off += len;
+		avail -= len;
+		if (check_data) {
+			err = sf_decode_rule(sec, w, fde, hit, &tmp);
+			if (err)
+				return err;
+			/* Decoding may have moved the reader window. */
+			err = sf_span(w, off, sec->fres_end, &p, &avail);
+			if (err)
+				return err;
+		}
 	}
 	if (bytes)
 		*bytes = off - fde->fres_at;
@@ -808,8 +864,12 @@ int sframe_validate(const struct sframe_sec *sec)
 			return SFRAME_E_FDE_OVERLAP;
 		prev_start = fde.func_start;
 		prev_end = fde.func_start + fde.func_size;
-		if (!fde.num_fres)
-			return SFRAME_E_FDE_NO_FRES;
+		/* gas 2.47 emits FDEs without FREs: nothing to walk. */
+		if (!fde.num_fres) {
+			if (sec->hdr.version == SFRAME_VERSION_3)
+				bytes += SFRAME_V3_ATTR_SIZE;
+			continue;
+		}
 
 		err = sf_walk(sec, &w, &fde, ~(uint64_t)0, &last, &n, 1);
 		if (err)
@@ -845,7 +905,7 @@ const char *sframe_strerror(int err)
 		[SFRAME_E_FUNC_WRAP]	= "function range wraps",
 		[SFRAME_E_FDE_FRE_OFF]	= "FDE's FREs out of bounds",
 		[SFRAME_E_FDE_INFO]	= "invalid FDE info",
-		[SFRAME_E_FDE_NO_FRES]	= "FDE without FREs",
+		[SFRAME_E_FDE_NO_FRES]	= "FDE without FREs (not reported)",
 		[SFRAME_E_FRE_BOUNDS]	= "FRE out of bounds",
 		[SFRAME_E_FRE_ORDER]	= "FRE starts not increasing",
 		[SFRAME_E_FRE_START]	= "FRE starts past the function",

@@ -72,7 +72,7 @@ enum sframe_err {
 	SFRAME_E_FUNC_WRAP,	/* function start + size overflows */
 	SFRAME_E_FDE_FRE_OFF,	/* FDE's FREs (or v3 attributes) out of bounds */
 	SFRAME_E_FDE_INFO,	/* bad FRE type, pc type, FDE type or rep size */
-	SFRAME_E_FDE_NO_FRES,	/* FDE with no FRE */
+	SFRAME_E_FDE_NO_FRES,	/* unused: gas 2.47 emits FDEs without FREs */
 	/* FREs */
 	SFRAME_E_FRE_BOUNDS,	/* FRE runs past the FRE sub-section */
 	SFRAME_E_FRE_ORDER,	/* FRE starts not strictly increasing */
@@ -382,7 +382,8 @@ int sframe_find(const struct sframe_sec *sec, uint64_t pc,
  *
  * Everything sframe_fde_at() and sframe_fde_rule() check, for all FDEs
  * and FREs, plus: FDEs sorted by absolute address and not overlapping,
- * FRE starts strictly increasing and inside their function, and the FREs
+ * FRE starts strictly increasing and inside their function (an FDE may
+ * have no FRE: gas emits such FDEs), and the FREs
  * counted and their bytes summed equal the header's num_fres and fre_len
  * (every declared value is consumed).  O(FDEs + FREs) time, O(1) memory.
  *

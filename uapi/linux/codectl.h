@@ -374,7 +374,7 @@ struct codectl_version {
 #define CODECTL_SFRAME_E_FUNC_WRAP	15	/* function end overflows */
 #define CODECTL_SFRAME_E_FDE_FRE_OFF	16	/* FDE's FREs out of bounds */
 #define CODECTL_SFRAME_E_FDE_INFO	17	/* bad FRE/pc/FDE type, rep size */
-#define CODECTL_SFRAME_E_FDE_NO_FRES	18	/* FDE without FREs */
+#define CODECTL_SFRAME_E_FDE_NO_FRES	18	/* reserved: no longer reported */
 /* FREs */
 #define CODECTL_SFRAME_E_FRE_BOUNDS	19	/* FRE past the sub-section */
 #define CODECTL_SFRAME_E_FRE_ORDER	20	/* FRE starts not increasing */
