@@ -21,6 +21,8 @@
  * cancelled, to run.
  */
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
@@ -36,18 +38,37 @@ struct codectl_fork_work {
 static struct tracepoint *codectl_fork_tp;
 static DECLARE_WAIT_QUEUE_HEAD(codectl_works_wq);
 
+/*
+ * Adopt with signals held off: the child's first registry subscription
+ * runs mm_take_all_locks(), which gives up with -EINTR while any signal is
+ * pending, and a child must not start without its registrations because
+ * a signal was sent at fork.  The mask is restored before the child sees
+ * it; SIGKILL cannot be blocked, and a dying child needs nothing.
+ */
+static void codectl_fork_adopt(struct codectl_set *set)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	err = codectl_mm_adopt(current->mm, set);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err && !fatal_signal_pending(current))
+		atomic_long_inc(&codectl_stats.fork_failures);
+}
+
 /* In the child, before it returns to user space for the first time. */
 static void codectl_fork_work_run(struct callback_head *cb)
 {
 	struct codectl_fork_work *w = container_of(cb, typeof(*w), cb);
 
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
-	if (current->mm && !(current->flags & PF_EXITING)) {
-		if (codectl_mm_adopt(current->mm, w->set))
-			atomic_long_inc(&codectl_stats.fork_failures);
-	} else {
+	if (current->mm && !(current->flags & PF_EXITING) &&
+	    !fatal_signal_pending(current))
+		codectl_fork_adopt(w->set);
+	else
 		codectl_set_put(w->set);
-	}
 	kfree(w);
 	if (atomic_long_dec_and_test(&codectl_stats.works))
 		wake_up(&codectl_works_wq);

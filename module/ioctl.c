@@ -94,29 +94,23 @@ static char *codectl_strdup_user(u64 uptr)
 }
 
 /*
- * Is [start, end) entirely covered by mappings that have all of @flags?
- * Mappings may be several adjacent VMAs.
+ * Is [start, end) of the caller's mm entirely covered by mappings that
+ * have all of @flags?  Mappings may be several adjacent VMAs.  The caller
+ * holds the mmap lock.
  */
-static int codectl_check_mapped(u64 start, u64 end, unsigned long flags)
+static int codectl_mapped(u64 start, u64 end, unsigned long flags)
 {
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	u64 addr = start;
-	int ret = 0;
 
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
 	while (addr < end) {
-		vma = find_vma(mm, addr);
+		vma = find_vma(current->mm, addr);
 		if (!vma || vma->vm_start > addr ||
-		    (vma->vm_flags & flags) != flags) {
-			ret = -EFAULT;
-			break;
-		}
+		    (vma->vm_flags & flags) != flags)
+			return -EFAULT;
 		addr = vma->vm_end;
 	}
-	mmap_read_unlock(mm);
-	return ret;
+	return 0;
 }
 
 /* The decoder's codes are ABI through CODECTL_CHECK_SFRAME. */
@@ -209,15 +203,35 @@ static int codectl_check_sframe(u64 start, u64 end, u64 text_start,
 	return 0;
 }
 
-/* Insert a filled registration into the caller's registry. */
+/*
+ * Insert a filled registration into the caller's registry, if its code is
+ * mapped executable and its SFrame section or JIT table readable.  The
+ * mappings are checked and the registration inserted under one hold of
+ * the mmap lock: munmap takes it for writing, so it either drops the new
+ * registration (its notifier runs after the insertion) or had unmapped
+ * the range before the check.  Nothing here reads user memory, which
+ * could fault under the lock.
+ */
 static int codectl_add(struct codectl_reg *reg)
 {
+	struct mm_struct *mm = current->mm;
 	struct codectl_mm *cmm;
+	int ret;
 
-	cmm = codectl_mm_get_or_create(current->mm);
+	cmm = codectl_mm_get_or_create(mm);
 	if (IS_ERR(cmm))
 		return PTR_ERR(cmm);
-	return codectl_mm_insert(cmm, reg);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	ret = codectl_mapped(reg->text_start, reg->text_end, VM_EXEC);
+	if (!ret && reg->sframe_start)
+		ret = codectl_mapped(reg->sframe_start, reg->sframe_end, VM_READ);
+	if (!ret && reg->unwind_head)
+		ret = codectl_mapped(reg->unwind_head, reg->table_end, VM_READ);
+	if (!ret)
+		ret = codectl_mm_insert(cmm, reg);
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 /* The scalar checks of struct codectl_elf_info, in the documented order. */
@@ -301,12 +315,7 @@ static long codectl_register_elf(const struct codectl_args *args)
 			goto out;
 	}
 
-	ret = codectl_check_mapped(info.text_start, info.text_end, VM_EXEC);
-	if (!ret && info.sframe_start)
-		ret = codectl_check_mapped(info.sframe_start, info.sframe_end,
-					   VM_READ);
-	if (!ret)
-		ret = codectl_add(reg);
+	ret = codectl_add(reg);
 	if (!ret)
 		return 0;
 out:
@@ -316,7 +325,7 @@ out:
 
 /*
  * Check the header of the first table of a JIT region; *@end gets the end
- * of the table's reserved area.
+ * of the table's reserved area (checked mapped by codectl_add()).
  */
 static int codectl_check_jit_table(u64 head, u64 *end)
 {
@@ -332,7 +341,7 @@ static int codectl_check_jit_table(u64 head, u64 *end)
 	if (check_add_overflow(head, (u64)sizeof(tab), end) ||
 	    check_add_overflow(*end, tab.reserved_len, end))
 		return -EFAULT;
-	return codectl_check_mapped(head, *end, VM_READ);
+	return 0;
 }
 
 static long codectl_register_jit(const struct codectl_args *args)
@@ -349,9 +358,6 @@ static long codectl_register_jit(const struct codectl_args *args)
 	if (info.text_start >= info.text_end)
 		return -EINVAL;
 	ret = codectl_check_jit_table(info.unwind_head, &table_end);
-	if (ret)
-		return ret;
-	ret = codectl_check_mapped(info.text_start, info.text_end, VM_EXEC);
 	if (ret)
 		return ret;
 

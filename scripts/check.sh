@@ -3,9 +3,14 @@
 #
 # The whole test run ("make check"):
 #   unit           libcodectl's host unit tests (cmocka)
+#   checkpatch     checkpatch.pl --strict over the module and uapi
+#   sframe         the SFrame decoder: equal to libsframe on every pc of
+#                  48 fixtures built by real toolchains, validation,
+#                  malformed corpus, bounded fuzzing (tests/sframe)
 #   build-SERIES   the module builds for the stock kernel, clean under
-#                  sparse (C=2 W=1) and checkpatch --strict where available
+#                  sparse (C=2 W=1)
 #   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm)
+#   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
 #
 #   scripts/check.sh [--vm-only] [SERIES...]     (default: 6.1 6.12)
@@ -89,12 +94,26 @@ vm_stage() {
 		-- sh /tests/guest-suite.sh /codectl.ko
 }
 
+# The kernel's verdict (CHECK_SFRAME) on every real fixture.
+files_stage() {
+	local series=$1 ko fx=$cache/sframe-fixtures a=() t files
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	for t in 2.40 2.44 2.47 2.47-aarch64 2.47-s390x; do
+		a+=(-a "$fx/$t:/fixtures/$t")
+	done
+	files='$(find /fixtures -mindepth 2 -maxdepth 2 -type f ! -name "*.flags" ! -name MANIFEST ! -name "*.o")'
+	"$top/scripts/vm-run.sh" -k "$series" -t 600 \
+		-a "$ko:/codectl.ko" -a "$top/tests/vm/check-files:/tests/check-files" \
+		"${a[@]}" -- "insmod /codectl.ko && /tests/check-files $files && rmmod codectl"
+}
+
 start=$(date +%s)
 make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
 make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
 
 if [ $vm_only -eq 0 ]; then
 	run_stage unit make -s -C "$top/tests/unit" check
+	run_stage sframe "$top/tests/sframe/check.sh"
 	if [ -x "$cache/checkpatch/scripts/checkpatch.pl" ] ||
 	   apt-cache show linux-source-6.1 >/dev/null 2>&1; then
 		run_stage checkpatch bash -c '"$1" && echo "ok - checkpatch --strict clean" &&
@@ -104,6 +123,7 @@ fi
 for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 	run_stage "vm-$s" vm_stage "$s"
+	[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done
 

@@ -30,7 +30,9 @@
  *   E2BIG    @info_size > 4096, or the part of @info beyond what this
  *            kernel knows is not zero.
  *   ENOTTY   unknown ioctl (an option this module does not have).
- *   EINTR    a fatal signal arrived while waiting for the address space.
+ *   EINTR    a fatal signal arrived while waiting for the address space,
+ *            or a signal was pending while a first registration set up the
+ *            address space's registry: retry.
  * Per-option errors are listed with each struct below.
  *
  * All addresses are user virtual addresses of the caller; ranges are
