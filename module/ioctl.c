@@ -141,6 +141,7 @@ CODECTL_SAME_CODE(E_FRE_SIZE);
 CODECTL_SAME_CODE(E_FRE_COUNT);
 CODECTL_SAME_CODE(E_FRE_FLEX);
 CODECTL_SAME_CODE(E_FRE_TOTAL);
+CODECTL_SAME_CODE(E_FRE_RANGE);
 
 /* The decoder's reader for a section in the caller's memory. */
 static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)

@@ -32,9 +32,27 @@
 #define FLEX_DEREF_P(c)		(((c) >> 1) & 0x1)
 #define FLEX_REGNUM(c)		((c) >> 3)
 /* s390x encodings (default FDEs) */
-#define S390X_CFA_DECODE(v)	((v) * 8 + 160)
 #define S390X_IS_REGNUM(v)	((v) & 1)
-#define S390X_REGNUM(v)		((v) >> 1)
+#define S390X_REGNUM(v)		((uint32_t)(v) >> 1)
+
+/* DWARF register numbers stay below the special bases (SFRAME_BASE_*). */
+#define SF_MAX_REGNUM		(SFRAME_BASE_SP - 1)
+
+/*
+ * A CFA offset of the FRE: s390x stores it scaled, (v * 8) + 160, which
+ * must still fit the rule's 32 bits.
+ */
+static int sf_cfa_off(const struct sframe_sec *sec, int32_t v, int32_t *off)
+{
+	int64_t o = v;
+
+	if (sec->hdr.abi == SFRAME_ABI_S390X_BE)
+		o = o * 8 + 160;
+	if ((int64_t)(int32_t)o != o)
+		return SFRAME_E_FRE_RANGE;
+	*off = (int32_t)o;
+	return SFRAME_OK;
+}
 
 /* v1 FDEs have no repetition block size; PLT stubs are 16 bytes. */
 #define SFRAME_V1_REP_SIZE	16
@@ -329,7 +347,7 @@ static int sf_fde_decode(const struct sframe_sec *sec, struct sf_win *w,
 	int be = h->big_endian;
 	uint32_t fre_off;
 	const uint8_t *p;
-	uint8_t info, info2 = FDE_TYPE_DEFAULT;
+	uint8_t info = 0, info2 = FDE_TYPE_DEFAULT;
 	int err;
 
 	err = sf_get(w, sf_fde_off(sec, i), h->fde_size, sec->fres,
@@ -575,46 +593,59 @@ static void sf_default_ra_fp(const struct sframe_sec *sec,
 }
 
 /* A saved RA or FP of a DEFAULT FRE: on the stack, or (s390x) a register. */
-static void sf_saved(const struct sframe_sec *sec, struct sframe_loc *loc,
-		     int32_t v)
+static int sf_saved(const struct sframe_sec *sec, struct sframe_loc *loc,
+		    int32_t v)
 {
-	if (sec->hdr.abi == SFRAME_ABI_S390X_BE && S390X_IS_REGNUM(v))
-		sf_loc(loc, SFRAME_LOC_VAL, (uint16_t)S390X_REGNUM((uint32_t)v),
-		       0);
-	else
+	if (sec->hdr.abi == SFRAME_ABI_S390X_BE && S390X_IS_REGNUM(v)) {
+		if (S390X_REGNUM(v) > SF_MAX_REGNUM)
+			return SFRAME_E_FRE_RANGE;
+		sf_loc(loc, SFRAME_LOC_VAL, (uint16_t)S390X_REGNUM(v), 0);
+	} else {
 		sf_loc(loc, SFRAME_LOC_MEM, SFRAME_BASE_CFA, v);
+	}
+	return SFRAME_OK;
 }
 
-static void sf_decode_default(const struct sframe_sec *sec,
-			      const struct sf_fre *fre, const uint8_t *p,
-			      struct sframe_rule *rule)
+static int sf_decode_default(const struct sframe_sec *sec,
+			     const struct sf_fre *fre, const uint8_t *p,
+			     struct sframe_rule *rule)
 {
 	const struct sframe_header *h = &sec->hdr;
 	int be = h->big_endian, s390x = h->abi == SFRAME_ABI_S390X_BE;
 	uint32_t fp_idx = h->cfa_fixed_ra_offset ? 1 : 2;
-	int32_t w[3] = { 0, 0, 0 };
+	int32_t w[3] = { 0, 0, 0 }, cfa;
 	uint32_t i;
+	int err;
 
 	for (i = 0; i < fre->count; i++)
 		w[i] = gets(p + i * fre->word, fre->word, be);
 
+	err = sf_cfa_off(sec, w[0], &cfa);
+	if (err)
+		return err;
 	sf_loc(&rule->cfa, SFRAME_LOC_VAL,
-	       FRE_BASE_SP(fre->info) ? SFRAME_BASE_SP : SFRAME_BASE_FP,
-	       s390x ? S390X_CFA_DECODE(w[0]) : w[0]);
+	       FRE_BASE_SP(fre->info) ? SFRAME_BASE_SP : SFRAME_BASE_FP, cfa);
 	sf_default_ra_fp(sec, rule);
 	/* Without a fixed RA offset, the RA is the second word. */
-	if (!h->cfa_fixed_ra_offset && fre->count >= 2 && !(s390x && !w[1]))
-		sf_saved(sec, &rule->ra, w[1]);
+	if (!h->cfa_fixed_ra_offset && fre->count >= 2 && !(s390x && !w[1])) {
+		err = sf_saved(sec, &rule->ra, w[1]);
+		if (err)
+			return err;
+	}
 	if (fre->count > fp_idx)
-		sf_saved(sec, &rule->fp, w[fp_idx]);
+		return sf_saved(sec, &rule->fp, w[fp_idx]);
+	return SFRAME_OK;
 }
 
 /* One FLEX (control, offset) pair. */
-static void sf_flex_loc(struct sframe_loc *loc, uint32_t ctrl, int32_t off)
+static int sf_flex_loc(struct sframe_loc *loc, uint32_t ctrl, int32_t off)
 {
+	if (FLEX_REG_P(ctrl) && FLEX_REGNUM(ctrl) > SF_MAX_REGNUM)
+		return SFRAME_E_FRE_RANGE;
 	sf_loc(loc, FLEX_DEREF_P(ctrl) ? SFRAME_LOC_MEM : SFRAME_LOC_VAL,
 	       FLEX_REG_P(ctrl) ? (uint16_t)FLEX_REGNUM(ctrl) : SFRAME_BASE_CFA,
 	       off);
+	return SFRAME_OK;
 }
 
 /*
@@ -626,8 +657,9 @@ static int sf_decode_flex(const struct sframe_sec *sec,
 			  const struct sf_fre *fre, const uint8_t *p,
 			  struct sframe_rule *rule)
 {
-	int be = sec->hdr.big_endian;
+	int be = sec->hdr.big_endian, err;
 	uint32_t n = fre->count, idx, ctrl;
+	int32_t cfa;
 
 #define WORD_U(k)	getu(p + (k) * fre->word, fre->word, be)
 #define WORD_S(k)	gets(p + (k) * fre->word, fre->word, be)
@@ -637,9 +669,11 @@ static int sf_decode_flex(const struct sframe_sec *sec,
 	if (!FLEX_REG_P(ctrl))		/* the CFA needs a base register */
 		return SFRAME_E_FRE_FLEX;
 	/* s390x scales CFA offsets in FLEX FDEs as in DEFAULT ones. */
-	sf_flex_loc(&rule->cfa, ctrl,
-		    sec->hdr.abi == SFRAME_ABI_S390X_BE ?
-		    S390X_CFA_DECODE(WORD_S(1)) : WORD_S(1));
+	err = sf_cfa_off(sec, WORD_S(1), &cfa);
+	if (!err)
+		err = sf_flex_loc(&rule->cfa, ctrl, cfa);
+	if (err)
+		return err;
 	sf_default_ra_fp(sec, rule);
 	idx = 2;
 	if (n > idx) {
@@ -649,7 +683,9 @@ static int sf_decode_flex(const struct sframe_sec *sec,
 		} else {
 			if (n < idx + 2)
 				return SFRAME_E_FRE_FLEX;
-			sf_flex_loc(&rule->ra, ctrl, WORD_S(idx + 1));
+			err = sf_flex_loc(&rule->ra, ctrl, WORD_S(idx + 1));
+			if (err)
+				return err;
 			idx += 2;
 		}
 	}
@@ -657,8 +693,11 @@ static int sf_decode_flex(const struct sframe_sec *sec,
 		if (n < idx + 2)
 			return SFRAME_E_FRE_FLEX;
 		ctrl = WORD_U(idx);
-		if (ctrl)
-			sf_flex_loc(&rule->fp, ctrl, WORD_S(idx + 1));
+		if (ctrl) {
+			err = sf_flex_loc(&rule->fp, ctrl, WORD_S(idx + 1));
+			if (err)
+				return err;
+		}
 		idx += 2;
 	}
 #undef WORD_U
@@ -705,8 +744,7 @@ static int sf_decode_rule(const struct sframe_sec *sec, struct sf_win *w,
 		return err;
 	if (fde->flex)
 		return sf_decode_flex(sec, fre, p, rule);
-	sf_decode_default(sec, fre, p, rule);
-	return SFRAME_OK;
+	return sf_decode_default(sec, fre, p, rule);
 }
 
 /*
@@ -913,6 +951,7 @@ const char *sframe_strerror(int err)
 		[SFRAME_E_FRE_COUNT]	= "invalid FRE data word count",
 		[SFRAME_E_FRE_FLEX]	= "inconsistent FLEX data words",
 		[SFRAME_E_FRE_TOTAL]	= "FRE count or length differs from header",
+		[SFRAME_E_FRE_RANGE]	= "FRE offset or register out of range",
 		[SFRAME_E_READ]		= "cannot read the section",
 		[SFRAME_E_NOT_FOUND]	= "pc not covered",
 		[SFRAME_E_NO_FRE]	= "pc before the function's first FRE",

@@ -81,6 +81,7 @@ enum sframe_err {
 	SFRAME_E_FRE_COUNT,	/* data word count invalid for ABI/FDE type */
 	SFRAME_E_FRE_FLEX,	/* FLEX data words inconsistent */
 	SFRAME_E_FRE_TOTAL,	/* FRE count or bytes differ from the header */
+	SFRAME_E_FRE_RANGE,	/* decoded offset or register out of range */
 	/* lookups */
 	SFRAME_E_READ,		/* the reader failed (user memory fault) */
 	SFRAME_E_NOT_FOUND,	/* no FDE covers the pc: a normal answer */

@@ -385,6 +385,7 @@ struct codectl_version {
 #define CODECTL_SFRAME_E_FRE_COUNT	23	/* data word count invalid */
 #define CODECTL_SFRAME_E_FRE_FLEX	24	/* FLEX data words inconsistent */
 #define CODECTL_SFRAME_E_FRE_TOTAL	25	/* FREs differ from the header */
+#define CODECTL_SFRAME_E_FRE_RANGE	26	/* offset or register too large */
 
 /**
  * struct codectl_sframe_check - CODECTL_CHECK_SFRAME: why would an SFrame
