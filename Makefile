@@ -12,6 +12,7 @@
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
+#   make bench-decoder    SFrame lookups/s, ours vs libsframe (a benchmark)
 #   make install          lib, headers, tools under $(PREFIX)
 
 KVER   ?= $(shell uname -r)
@@ -20,7 +21,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.1 6.12
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	sparse demo install clean
+	sparse demo bench-decoder install clean
 
 all: module lib tools
 
@@ -59,6 +60,9 @@ sparse:
 
 demo:
 	scripts/demo.sh
+
+bench-decoder:
+	$(MAKE) -C tests/sframe/bench bench
 
 install: lib tools
 	$(MAKE) -C lib install PREFIX=$(PREFIX)
