@@ -121,6 +121,7 @@ void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
 		      size_t *bytes);
 void codectl_reg_put(struct codectl_reg *reg);
 void codectl_set_put(struct codectl_set *set);
+bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);

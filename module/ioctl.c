@@ -93,26 +93,6 @@ static char *codectl_strdup_user(u64 uptr)
 	return s;
 }
 
-/*
- * Is [start, end) of the caller's mm entirely covered by mappings that
- * have all of @flags?  Mappings may be several adjacent VMAs.  The caller
- * holds the mmap lock.
- */
-static int codectl_mapped(u64 start, u64 end, unsigned long flags)
-{
-	struct vm_area_struct *vma;
-	u64 addr = start;
-
-	while (addr < end) {
-		vma = find_vma(current->mm, addr);
-		if (!vma || vma->vm_start > addr ||
-		    (vma->vm_flags & flags) != flags)
-			return -EFAULT;
-		addr = vma->vm_end;
-	}
-	return 0;
-}
-
 /* The decoder's codes are ABI through CODECTL_CHECK_SFRAME. */
 #define CODECTL_SAME_CODE(x) static_assert(SFRAME_##x == CODECTL_SFRAME_##x)
 CODECTL_SAME_CODE(OK);
@@ -224,11 +204,7 @@ static int codectl_add(struct codectl_reg *reg)
 		return PTR_ERR(cmm);
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
-	ret = codectl_mapped(reg->text_start, reg->text_end, VM_EXEC);
-	if (!ret && reg->sframe_start)
-		ret = codectl_mapped(reg->sframe_start, reg->sframe_end, VM_READ);
-	if (!ret && reg->unwind_head)
-		ret = codectl_mapped(reg->unwind_head, reg->table_end, VM_READ);
+	ret = codectl_reg_mapped(mm, reg) ? 0 : -EFAULT;
 	if (!ret)
 		ret = codectl_mm_insert(cmm, reg);
 	mmap_read_unlock(mm);
@@ -513,8 +489,10 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct codectl_args args;
 
+	/* An option this module lacks is ENOTTY, whatever its argument. */
 	if (_IOC_TYPE(cmd) != CODECTL_IOC_MAGIC ||
-	    cmd != CODECTL_IOC(_IOC_NR(cmd)))
+	    cmd != CODECTL_IOC(_IOC_NR(cmd)) ||
+	    _IOC_NR(cmd) >= CODECTL_NR_OPTIONS)
 		return -ENOTTY;
 	if (copy_from_user(&args, (void __user *)arg, sizeof(args)))
 		return -EFAULT;

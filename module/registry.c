@@ -25,6 +25,7 @@
  * never change after insertion, so arrays share them freely.
  */
 #include <linux/hashtable.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -110,6 +111,41 @@ static bool codectl_reg_hit(const struct codectl_reg *reg, u64 start, u64 end)
 				 end)) ||
 	       (reg->unwind_head &&
 		codectl_overlaps(reg->unwind_head, reg->table_end, start, end));
+}
+
+/* Is [start, end) of @mm covered by mappings with all of @flags? */
+static bool codectl_mapped(struct mm_struct *mm, u64 start, u64 end,
+			   unsigned long flags)
+{
+	struct vm_area_struct *vma;
+	u64 addr = start;
+
+	while (addr < end) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start > addr ||
+		    (vma->vm_flags & flags) != flags)
+			return false;
+		addr = vma->vm_end;
+	}
+	return true;
+}
+
+/**
+ * codectl_reg_mapped() - is everything a registration relies on mapped?
+ * @mm:		the address space, whose mmap lock the caller holds
+ * @reg:	the registration
+ *
+ * Return: true if its code is mapped executable and its SFrame section or
+ * first JIT table readable.
+ */
+bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg)
+{
+	return codectl_mapped(mm, reg->text_start, reg->text_end, VM_EXEC) &&
+	       (!reg->sframe_start ||
+		codectl_mapped(mm, reg->sframe_start, reg->sframe_end,
+			       VM_READ)) &&
+	       (!reg->unwind_head ||
+		codectl_mapped(mm, reg->unwind_head, reg->table_end, VM_READ));
 }
 
 /* ---- registration arrays --------------------------------------------- */
@@ -570,6 +606,12 @@ struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm)
 	return set;
 }
 
+static bool codectl_keep_mapped(const struct codectl_reg *reg, u64 start,
+				u64 end)
+{
+	return codectl_reg_mapped(current->mm, reg);
+}
+
 /**
  * codectl_mm_adopt() - give an address space the registrations of a snapshot
  * @mm:		the caller's address space (a forked child's, before it
@@ -577,14 +619,22 @@ struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm)
  * @set:	a snapshot from codectl_mm_snapshot(); the reference is
  *		consumed in every case
  *
- * The arrays are immutable, so the child simply publishes its parent's
- * array of the moment of fork; both then go their own ways.
+ * The arrays are immutable, so the child normally publishes its parent's
+ * array of the moment of fork; both then go their own ways.  But the
+ * snapshot is taken after dup_mmap() copied the parent's mappings, so a
+ * thread of the parent may have mapped and registered new code in
+ * between, which the child does not have: registrations whose code or
+ * tables are not mapped in the child are left out, under the child's
+ * mmap lock.  (Code unmapped, mapped again at the same address and
+ * registered anew in that window would still pass this check.)
  *
  * Return: 0 or -errno (the child then has no registrations).
  */
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
 {
+	struct codectl_set *mine = set;
 	struct codectl_mm *cmm;
+	unsigned int i;
 	int ret = 0;
 
 	cmm = codectl_mm_get_or_create(mm);
@@ -592,14 +642,28 @@ int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
 		codectl_set_put(set);
 		return PTR_ERR(cmm);
 	}
-	mutex_lock(&cmm->lock);
-	if (codectl_mm_set(cmm)) {
-		ret = -EEXIST;		/* cannot happen before the child runs */
+	mmap_read_lock(mm);
+	for (i = 0; i < set->nr; i++) {
+		if (codectl_reg_mapped(mm, set->regs[i]))
+			continue;
+		mine = codectl_set_copy(set, 0, codectl_keep_mapped, 0, 0,
+					GFP_KERNEL_ACCOUNT);
 		codectl_set_put(set);
+		if (!mine)
+			ret = -ENOMEM;
+		break;
+	}
+	mutex_lock(&cmm->lock);
+	if (!mine) {
+		/* nothing to publish */
+	} else if (codectl_mm_set(cmm)) {
+		ret = -EEXIST;		/* cannot happen before the child runs */
+		codectl_set_put(mine);
 	} else {
-		codectl_mm_publish(cmm, set);
+		codectl_mm_publish(cmm, mine);
 	}
 	mutex_unlock(&cmm->lock);
+	mmap_read_unlock(mm);
 	return ret;
 }
 
