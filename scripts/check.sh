@@ -82,12 +82,14 @@ build_stage() {
 
 # The guest suite for one kernel.
 vm_stage() {
-	local series=$1 ko
+	local series=$1 ko prog a=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm; do
+		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
+	done
 	"$top/scripts/vm-run.sh" -k "$series" -t 1200 \
 		-l "$logs/vm-$series.console" \
-		-a "$ko:/codectl.ko" \
-		-a "$top/tests/vm/codectl-abi-test:/tests/codectl-abi-test" \
+		-a "$ko:/codectl.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \

@@ -211,6 +211,42 @@ int stats_settle(struct cstats *s);
 bool stats_wait_le(const struct cstats *base, int ms, struct cstats *last);
 void sleep_ms(int ms);
 
+/*
+ * Every counter of the stats file, whatever its names: the lifecycle
+ * tests compare all of them with a baseline.  STATS_REQUIRED are the
+ * counters that must be there.  STATS_EVENTS count events, not live
+ * objects, and only ever grow: comparisons with a baseline skip them.
+ * (fork_failures and unmap_nomem count events too, but none may happen
+ * in a test: they are compared like the others.)
+ */
+#define STATS_MAX	16
+#define STATS_REQUIRED	{ "mms", "registrations", "bytes", "sets", "works" }
+#define STATS_EVENTS	{ "unmap_drops" }
+struct cstats_all {
+	int n;
+	char name[STATS_MAX][64];
+	long long val[STATS_MAX];
+};
+int stats_read_all(struct cstats_all *s);		/* 0 / -errno */
+/* The value of counter @name, or -1 when the file has no such line. */
+long long stats_get(const struct cstats_all *s, const char *name);
+/* FAIL for each required counter missing from @s; true when none is. */
+bool stats_check_required(const struct cstats_all *s);
+/* Read until two reads 200 ms apart agree (at most ~5 s). */
+int stats_settle_all(struct cstats_all *s);
+/*
+ * Poll (up to @ms) until every counter of @base equals its baseline,
+ * except those named in @ignore (NULL-terminated list, or NULL); true on
+ * success, the last reading in *last.
+ */
+bool stats_wait_eq(const struct cstats_all *base, const char *const *ignore,
+		   int ms, struct cstats_all *last);
+/* FAIL with every counter that differs from @base (after stats_wait_eq). */
+void stats_report_diff(const char *when, const struct cstats_all *base,
+		       const struct cstats_all *now, const char *const *ignore);
+/* "# stats WHEN: name value ..." */
+void stats_print_all(const char *when, const struct cstats_all *s);
+
 /* Helper entry point used by the exec test (argv[1] == EXEC_CHECK_ARG). */
 #define EXEC_CHECK_ARG	"--exec-check"
 int exec_check_main(void);
@@ -238,5 +274,15 @@ TEST(fd_independence); TEST(fork_isolation);
 TEST(concurrent_distinct); TEST(concurrent_same_range);
 TEST(process_exit); TEST(process_exit_many); TEST(exec_releases);
 TEST(vfork_exec);
+/* t_life.c: fork, exec, exit and unmapping (issue 5) */
+TEST(fork_inherits); TEST(fork_independent); TEST(fork_grandchild);
+TEST(fork_signal_pending); TEST(fork_kill_early); TEST(vfork_shares); TEST(clone_vm_shares);
+TEST(exec_clears); TEST(exec_thread_clears);
+TEST(exit_last_thread); TEST(exit_sigkill);
+TEST(munmap_text); TEST(munmap_sframe); TEST(munmap_jit_table);
+TEST(munmap_partial); TEST(mremap_move); TEST(mremap_shrink);
+TEST(map_fixed_over); TEST(mprotect_keeps); TEST(madvise_keeps);
+TEST(munmap_unrelated_keeps); TEST(register_munmap_race);
+TEST(unregister_after_drop_enoent);
 
 #endif /* CODECTL_TEST_H */

@@ -7,13 +7,22 @@
 #   guest-suite.sh [MODULE.ko]
 #
 # MODULE.ko is insmod'ed; without it `modprobe codectl` is used; if the
-# module is already loaded it is used as it is.  codectl-abi-test is looked
-# for next to this script (or named by $CODECTL_ABI_TEST).  Steps:
+# module is already loaded it is used as it is.  codectl-abi-test,
+# codectl-ioctl-fuzz and codectl-storm are looked for next to this script
+# (or named by $CODECTL_ABI_TEST, $CODECTL_FUZZ, $CODECTL_STORM).  Steps:
 #   1. load the module; /dev/codectl must be a character device, mode 0666;
 #      its parameters and debugfs stats must exist
 #   2. codectl-abi-test, all tests, as root
 #   3. a subset again as uid/gid 65534 (codectl-abi-test -u)
-#   4. no registrations, mms or bytes left once the test processes are gone
+#   3a. codectl-ioctl-fuzz: $CODECTL_FUZZ_CALLS calls (default 100000; the
+#      full run is 1000000) from 4 threads, seed $CODECTL_FUZZ_SEED or new
+#   3b. codectl-storm: the lifecycle race storm for $CODECTL_STORM_SECONDS
+#      (default 10)
+#   4. no live object (registrations, mms, bytes, sets, works) left once
+#      the test processes are gone; no fork failure, no unmap_nomem
+#   4a. rmmod during a storm whose processes hold registrations with their
+#      fds closed: rmmod works, the processes carry on, the kernel log
+#      stays clean; insmod again and a short storm and test run work
 #   5. rmmod refused while a process holds /dev/codectl open; rmmod works
 #      while a live process holds registrations (with its fd closed): the
 #      process carries on and sees none from the reloaded module; rmmod
@@ -25,6 +34,8 @@
 ko=${1:-}
 here=$(cd "$(dirname "$0")" && pwd)
 abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
+fuzz=${CODECTL_FUZZ:-$here/codectl-ioctl-fuzz}
+storm=${CODECTL_STORM:-$here/codectl-storm}
 dev=/dev/codectl
 stats=/sys/kernel/debug/codectl/stats
 params=/sys/module/codectl/parameters
@@ -38,7 +49,15 @@ elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
 common_e2big common_efault info_at_page_end elf_einval elf_efault_text
 elf_efault_sframe elf_efault_pointers elf_strings elf_build_id elf_enoexec
 sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault fd_independence
-fork_isolation concurrent_same_range vfork_exec"
+fork_isolation concurrent_same_range vfork_exec fork_inherits fork_independent
+fork_grandchild fork_signal_pending vfork_shares clone_vm_shares munmap_text
+munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
+map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
+register_munmap_race unregister_after_drop_enoent"
+
+# debugfs counters of events, not of live objects: they only grow.
+# fork_failures and unmap_nomem must stay 0 all the same.
+EVENT_COUNTERS="unmap_drops fork_failures unmap_nomem"
 
 n=0 pass=0 fail=0 skip=0
 
@@ -89,13 +108,27 @@ stat_value() {
 	sed -n "s/^$1[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p" "$stats" 2>/dev/null
 }
 
-# Wait up to 10 s until every debugfs counter is 0 (teardown may wait for
-# an RCU grace period).
+is_event() {
+	case " $EVENT_COUNTERS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# Every live-object counter (all lines of the file but EVENT_COUNTERS) is 0.
+live_zero() {
+	[ -r "$stats" ] || return 1
+	while read -r cname cvalue; do
+		is_event "$cname" && continue
+		[ "$cvalue" = 0 ] || return 1
+	done <"$stats"
+	[ -n "$(stat_value mms)" ]
+}
+
+# Wait up to 10 s until every live-object counter is 0 (teardown may wait
+# for an RCU grace period).
 stats_zero() {
 	i=0
 	while [ $i -lt 100 ]; do
-		m=$(stat_value mms) r=$(stat_value registrations) b=$(stat_value bytes)
-		[ "$m" = 0 ] && [ "$r" = 0 ] && [ "$b" = 0 ] && return 0
+		live_zero && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -104,29 +137,52 @@ stats_zero() {
 	return 1
 }
 
-# run_suite LABEL ARGS...: run codectl-abi-test, add its counts to ours.
-run_suite() {
-	label=$1
-	shift
-	echo "# === codectl-abi-test $* ($label)"
-	{ "$abi_test" "$@"; echo $? >"$tmp/rc"; } 2>&1 | tee "$tmp/out"
+# The event counters that must not have counted anything since loading.
+no_failure_events() {
+	ff=$(stat_value fork_failures) un=$(stat_value unmap_nomem)
+	[ "${ff:-0}" = 0 ] && [ "${un:-0}" = 0 ] && return 0
+	echo "# fork_failures ${ff:-?}, unmap_nomem ${un:-?}"
+	return 1
+}
+
+# run_prog LABEL PROGRAM ARGS...: run a TAP-like test program, add the
+# counts of its last "N passed, N failed" line to ours.
+run_prog() {
+	label=$1 prog=$2
+	shift 2
+	pname=$(basename "$prog")
+	echo "# === $pname $* ($label)"
+	{ "$prog" "$@"; echo $? >"$tmp/rc"; } 2>&1 | tee "$tmp/out"
 	rc=$(cat "$tmp/rc")
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/out" | tail -n 1)
 	if [ -z "$last" ]; then
-		not_ok "codectl-abi-test ($label)" "no summary line (exit status $rc)"
+		not_ok "$pname ($label)" "no summary line (exit status $rc)"
 		return
 	fi
 	p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/')
 	f=$(echo "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
 	s=$(echo "$last" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + ${s:-0}))
-	echo "# codectl-abi-test ($label): $last, exit status $rc"
+	echo "# $pname ($label): $last, exit status $rc"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		not_ok "codectl-abi-test ($label)" "exit status $rc without a failed test"
+		not_ok "$pname ($label)" "exit status $rc without a failed test"
 	elif [ "$rc" -eq 0 ] && [ "$f" -ne 0 ]; then
-		not_ok "codectl-abi-test ($label)" "exit status 0 with $f failed tests"
+		not_ok "$pname ($label)" "exit status 0 with $f failed tests"
 	fi
 }
+
+# run_suite LABEL ARGS...: run codectl-abi-test, add its counts to ours.
+run_suite() {
+	label=$1
+	shift
+	run_prog "$label" "$abi_test" "$@"
+}
+
+# Seconds since the epoch, for the timings.
+now() {
+	date +%s
+}
+t_start=$(now)
 
 echo "# codectl guest suite on $(uname -r)"
 
@@ -145,8 +201,10 @@ check "$dev mode crw-rw-rw-" "mode is '$mode'" [ "$mode" = crw-rw-rw- ]
 check "parameters max_registrations, max_bytes, validate_sframe exist" \
 	"missing in $params" [ -f "$params/max_registrations" -a \
 	-f "$params/max_bytes" -a -f "$params/validate_sframe" ]
-check "debugfs stats list mms, registrations, bytes" "missing or incomplete: $stats" \
-	[ -n "$(stat_value mms)" -a -n "$(stat_value registrations)" -a -n "$(stat_value bytes)" ]
+check "debugfs stats list mms, registrations, bytes, sets, works" "missing or incomplete: $stats" \
+	[ -n "$(stat_value mms)" -a -n "$(stat_value registrations)" -a -n "$(stat_value bytes)" \
+	  -a -n "$(stat_value sets)" -a -n "$(stat_value works)" ]
+echo "# $stats: $(tr '\n' ' ' <"$stats" 2>/dev/null)"
 
 # --- 2, 3. the ABI tests -----------------------------------------------------
 if [ ! -x "$abi_test" ]; then
@@ -156,12 +214,29 @@ else
 	# shellcheck disable=SC2086 # word splitting wanted
 	run_suite "uid 65534" -u 65534 $UNPRIV_TESTS
 fi
+echo "# time: ABI tests done after $(($(now) - t_start)) s"
+
+# --- 3a, 3b. the ioctl fuzzer and the race storm ------------------------------
+if [ -x "$fuzz" ]; then
+	run_prog "ioctl fuzzer" "$fuzz" -n "${CODECTL_FUZZ_CALLS:-100000}" \
+		${CODECTL_FUZZ_SEED:+-s "$CODECTL_FUZZ_SEED"}
+else
+	not_ok "codectl-ioctl-fuzz present" "$fuzz not found"
+fi
+echo "# time: fuzzer done after $(($(now) - t_start)) s"
+if [ -x "$storm" ]; then
+	run_prog "race storm" "$storm" -t "${CODECTL_STORM_SECONDS:-10}"
+else
+	not_ok "codectl-storm present" "$storm not found"
+fi
+echo "# time: storm done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
-check "no registrations, mms or bytes left after the test processes exited" \
+check "no live registrations, mms, bytes, sets or works left after the test processes exited" \
 	"counters not back to 0" stats_zero
+check "no fork failures and no unmap_nomem events since the module was loaded" \
+	"see the counters above" no_failure_events
 
-# --- 5. unload and reload ----------------------------------------------------
 # wait_for FILE PATTERN: up to 10 s for a line matching PATTERN in FILE.
 wait_for() {
 	i=0
@@ -171,6 +246,54 @@ wait_for() {
 	done
 	grep -q "$2" "$1" 2>/dev/null
 }
+
+
+# --- 4a. rmmod during a storm --------------------------------------------------
+problems() {
+	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|codectl.*(leak|still)' | head -n 20
+}
+
+if [ -x "$storm" ] && loaded; then
+	before=$(problems | wc -l)
+	rm -f "$tmp/storm-r.out"
+	"$storm" -r -t 6 >"$tmp/storm-r.out" 2>&1 &
+	stormer=$!
+	if wait_for "$tmp/storm-r.out" '^# ready'; then
+		ok "storm in rmmod mode holds registrations with its fds closed"
+		sleep 1
+		if out=$(rmmod codectl 2>&1); then
+			ok "rmmod while the storm forks, unmaps, execs and exits"
+		else
+			not_ok "rmmod while the storm forks, unmaps, execs and exits" "$out"
+		fi
+	else
+		not_ok "storm in rmmod mode holds registrations with its fds closed" \
+			"it says: $(tail -n 3 "$tmp/storm-r.out" | tr '\n' ' ')"
+	fi
+	wait $stormer
+	rc=$?
+	sed 's/^/#   storm: /' "$tmp/storm-r.out" | grep -Ev '^#   storm: (ok|TAP)'
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/storm-r.out" | tail -n 1)
+	check "the storm carried on and ended cleanly after rmmod" \
+		"exit status $rc, '$last'" [ "$rc" = 0 -a -n "$last" ]
+	after=$(problems | wc -l)
+	check "kernel log clean after rmmod during the storm" \
+		"$(problems | tail -n 1)" [ "$after" = "$before" ]
+	if loaded; then
+		:
+	elif out=$(load 2>&1) && wait_dev; then
+		ok "module loads again after rmmod during the storm"
+		run_prog "short storm after reloading" "$storm" -t 2
+		[ -x "$abi_test" ] &&
+			run_suite "after rmmod during the storm" version fork_inherits munmap_text
+		check "counters 0 after the short runs" "counters not back to 0" stats_zero
+	else
+		not_ok "module loads again after rmmod during the storm" "$out"
+	fi
+fi
+echo "# time: rmmod during the storm done after $(($(now) - t_start)) s"
+
+# --- 5. unload and reload ----------------------------------------------------
 
 # A live process with registrations but no open fd does not pin the module.
 if [ -x "$abi_test" ] && loaded; then
@@ -249,6 +372,7 @@ check "no kernel warnings in dmesg" "$(echo "$problems" | head -n 1)" [ -z "$pro
 [ -z "$problems" ] || echo "$problems" | sed 's/^/#   /'
 
 rm -rf "$tmp"
+echo "# time: guest suite $(($(now) - t_start)) s"
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else

@@ -687,3 +687,153 @@ bool stats_wait_le(const struct cstats *base, int ms, struct cstats *last)
 		waited += 50;
 	}
 }
+
+/* ---- every debugfs counter ------------------------------------------- */
+
+int stats_read_all(struct cstats_all *s)
+{
+	char name[64];
+	long long v;
+	FILE *f = fopen(STATS_PATH, "re");
+
+	memset(s, 0, sizeof(*s));
+	if (!f)
+		return -errno;
+	while (s->n < STATS_MAX && fscanf(f, "%63s %lld", name, &v) == 2) {
+		snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+		s->val[s->n++] = v;
+	}
+	fclose(f);
+	return s->n ? 0 : -EBADMSG;
+}
+
+long long stats_get(const struct cstats_all *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return s->val[i];
+	return -1;
+}
+
+bool stats_check_required(const struct cstats_all *s)
+{
+	static const char *const req[] = STATS_REQUIRED;
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++)
+		if (stats_get(s, req[i]) < 0) {
+			FAIL(STATS_PATH " has no '%s' line", req[i]);
+			ok = false;
+		}
+	return ok;
+}
+
+static bool stats_same(const struct cstats_all *a, const struct cstats_all *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], b->name[i]) || a->val[i] != b->val[i])
+			return false;
+	return true;
+}
+
+int stats_settle_all(struct cstats_all *s)
+{
+	struct cstats_all prev;
+	int i, rc;
+
+	rc = stats_read_all(&prev);
+	for (i = 0; !rc && i < 25; i++) {
+		sleep_ms(200);
+		rc = stats_read_all(s);
+		if (!rc && stats_same(s, &prev))
+			return 0;
+		prev = *s;
+	}
+	*s = prev;
+	return rc;
+}
+
+static bool ignored(const char *name, const char *const *ignore)
+{
+	static const char *const events[] = STATS_EVENTS;
+	size_t i;
+
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strcmp(name, events[i]))
+			return true;
+	for (; ignore && *ignore; ignore++)
+		if (!strcmp(name, *ignore))
+			return true;
+	return false;
+}
+
+static bool stats_eq(const struct cstats_all *base, const struct cstats_all *now,
+		     const char *const *ignore)
+{
+	int i;
+
+	for (i = 0; i < base->n; i++)
+		if (!ignored(base->name[i], ignore) &&
+		    stats_get(now, base->name[i]) != base->val[i])
+			return false;
+	/* A counter that appeared meanwhile (module reloaded?) must be 0. */
+	for (i = 0; i < now->n; i++)
+		if (!ignored(now->name[i], ignore) &&
+		    stats_get(base, now->name[i]) < 0 && now->val[i])
+			return false;
+	return true;
+}
+
+bool stats_wait_eq(const struct cstats_all *base, const char *const *ignore,
+		   int ms, struct cstats_all *last)
+{
+	int waited = 0;
+
+	for (;;) {
+		if (!stats_read_all(last) && stats_eq(base, last, ignore))
+			return true;
+		if (waited >= ms)
+			return false;
+		sleep_ms(50);
+		waited += 50;
+	}
+}
+
+void stats_report_diff(const char *when, const struct cstats_all *base,
+		       const struct cstats_all *now, const char *const *ignore)
+{
+	int i;
+
+	for (i = 0; i < base->n; i++) {
+		long long v = stats_get(now, base->name[i]);
+
+		if (!ignored(base->name[i], ignore) && v != base->val[i])
+			FAIL("%s: stats %s is %lld, baseline %lld", when,
+			     base->name[i], v, base->val[i]);
+	}
+	for (i = 0; i < now->n; i++)
+		if (!ignored(now->name[i], ignore) &&
+		    stats_get(base, now->name[i]) < 0 && now->val[i])
+			FAIL("%s: stats %s is %lld, not there at the baseline",
+			     when, now->name[i], now->val[i]);
+}
+
+void stats_print_all(const char *when, const struct cstats_all *s)
+{
+	char buf[512];
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < s->n && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, " %s %lld",
+				s->name[i], s->val[i]);
+	buf[sizeof(buf) - 1] = 0;
+	printf("# stats %s:%s\n", when, s->n ? buf : " (none)");
+}

@@ -1,0 +1,993 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl-ioctl-fuzz: random and mutated /dev/codectl ioctls from several
+ * threads, while the memory they name is unmapped, remapped, moved and
+ * rewritten under them.  Run inside a guest with the codectl module.
+ *
+ *   codectl-ioctl-fuzz [-n CALLS] [-j THREADS] [-s SEED] [-m N] [-v]
+ *
+ *   -n   ioctl calls in all (default 100000, or $CODECTL_FUZZ_CALLS)
+ *   -j   threads (default 4)
+ *   -s   seed (default: from the clock; printed, so a run can be redone)
+ *   -m   one remap of an arena per N draws (default 100; 0: none).  Each
+ *        remap costs TLB shootdowns, which are slow under QEMU/TCG
+ *   -v   print every undocumented answer, not only the first 20
+ *
+ * Every call is drawn from the thread's own generator (seeded from the
+ * seed and the thread's number) and from nothing else, so a seed gives
+ * each thread the same calls again.  The program re-executes itself
+ * without address space randomisation (unless $CODECTL_FUZZ_ASLR is set),
+ * so with -j 1 a seed gives the same answers too; with more threads they
+ * differ where the threads race.  The calls: every option (and unknown ones, and commands
+ * of the wrong size or direction), info sizes from 0 to 8192 and around
+ * each VER0 size, info and inner pointers that are NULL, unmapped,
+ * kernel, non-canonical, odd, read-only or straddling into a hole, random
+ * flags and reserved fields, huge lengths and counts, ranges over real
+ * code (mmap'ed pages and this program's own text), valid and corrupted
+ * SFrame sections, JIT tables with random headers; and, between calls,
+ * munmap/mmap/mremap/MAP_FIXED/mprotect/madvise of that memory.
+ *
+ * Checked: each answer is an errno uapi/linux/codectl.h documents for the
+ * option (ENOTTY only for unknown commands); calls that must fail (flags,
+ * reserved, info_size out of bounds) fail; successful QUERY, VERSION and
+ * CHECK_SFRAME answers make sense; at the end everything is unregistered
+ * and the debugfs counters (all of them) are back at their baseline once
+ * the fuzzing process is gone.
+ *
+ * Output is TAP-like, like codectl-abi-test's, and ends with
+ * "N passed, N failed".  Exit status 1 when a check failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* ---- what util.c needs from a harness --------------------------------- */
+
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static int nr_failed;
+
+void t_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&fail_lock);
+	if (nr_failed++ < 50) {
+		printf("#   FAIL %s:%d: ", file, line);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+	}
+	pthread_mutex_unlock(&fail_lock);
+}
+
+void t_set_skip(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+int t_nr_failed(void)
+{
+	int n;
+
+	pthread_mutex_lock(&fail_lock);
+	n = nr_failed;
+	pthread_mutex_unlock(&fail_lock);
+	return n;
+}
+
+bool t_expect_rc_at(const char *file, int line, int got, int want,
+		    const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+
+	if (got == -want)
+		return true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	t_fail_at(file, line, "%s: expected %s, got %s", what, ename(want),
+		  ename(got));
+	return false;
+}
+
+/* ---- memory the calls name -------------------------------------------- */
+
+static struct self_image self;
+static bool have_self;
+
+/*
+ * Per thread: [0..7] RW scratch, [8] R--, [9] PROT_NONE.  Everything the
+ * kernel may write (info of QUERY/VERSION/CHECK_SFRAME and QUERY's
+ * buffers) points here, or nowhere writable.
+ */
+#define SCRATCH_RW 8
+#define SCRATCH_PAGES 10
+
+struct fuzz_thread {
+	int idx;
+	pthread_t th;
+	struct rng rng;
+	uint8_t *scratch;
+	unsigned long calls, target, remaps, undocumented, wrong;
+	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
+};
+
+static int fuzz_fd = -1;
+static unsigned int remap_one_in = 100;	/* -m: a remap every N calls */
+static bool verbose;
+static unsigned long bad_printed;
+
+/* ---- building calls --------------------------------------------------- */
+
+static const uint64_t lens[] = {
+	1, 2, 15, 16, 17, 48, 64, 255, 256, 512, 1000, 4095, 4096, 4097, 8192,
+	12288, 1ULL << 20, 1ULL << 32, 1ULL << 63, ~0ULL,
+};
+
+static uint64_t pick_len(struct rng *r)
+{
+	return lens[below(r, sizeof(lens) / sizeof(lens[0]))];
+}
+
+/* A code range: mostly slots of arena code pages, else anything. */
+static void pick_text(struct rng *r, __u64 *s, __u64 *e)
+{
+	uint64_t base, len;
+
+	switch (below(r, 10)) {
+	case 0:		/* this program's text */
+		if (have_self) {
+			uint64_t span = self.text_end - self.text_start;
+
+			*s = self.text_start + (below(r, 4) ? 0 : below(r, span) & ~15ULL);
+			*e = below(r, 3) ? self.text_end : *s + pick_len(r);
+			return;
+		}
+		/* fall through */
+	case 1:		/* wild */
+		*s = one_in(r, 2) ? pick_wild(r) : rnd(r);
+		*e = *s + pick_len(r);
+		if (one_in(r, 4))
+			*e = rnd(r);
+		return;
+	case 2:		/* a whole arena, code and data */
+		base = arena_page(r, 0);
+		*s = base;
+		*e = base + (1 + below(r, 4)) * g_page;
+		return;
+	default:	/* 16 slots of 256 bytes in a code page */
+		base = arena_page(r, one_in(r, 12) ? 1 + below(r, 3) : 0);
+		*s = base + 256 * below(r, 16) + (one_in(r, 8) ? below(r, 256) : 0);
+		len = one_in(r, 6) ? pick_len(r) : 256 * (1 + below(r, 2));
+		*e = *s + len;
+		if (one_in(r, 20))
+			*e = *s - below(r, 2);	/* empty or reversed */
+		return;
+	}
+}
+
+static const char long_name[CODECTL_PATH_MAX + 8] = { [0 ... CODECTL_PATH_MAX + 6] = 'x' };
+
+/* A pointer to a string for the kernel to read (never written). */
+static uint64_t pick_string(struct fuzz_thread *t)
+{
+	static const char *const names[] = {
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "a", "/fuzz/lib.so",
+		"", "libfoo.so.debug",
+	};
+	struct rng *r = &t->rng;
+	uint8_t *ro = t->scratch + SCRATCH_RW * g_page;
+
+	switch (below(r, 10)) {
+	case 0:
+		return 0;
+	case 1:		/* exactly CODECTL_PATH_MAX with its NUL, or one more */
+		return (uintptr_t)long_name + (one_in(r, 2) ? 8 : 7);
+	case 2:		/* no NUL before the PROT_NONE page */
+		return (uintptr_t)ro + g_page - 1 - below(r, 64);
+	case 3:
+		return pick_wild(r);
+	case 4:		/* code or SFrame bytes */
+		return arena_page(r, below(r, 3)) + below(r, g_page);
+	default:
+		return (uintptr_t)names[below(r, sizeof(names) / sizeof(names[0]))];
+	}
+}
+
+static void fill_elf(struct fuzz_thread *t, struct codectl_elf_info *ei)
+{
+	struct rng *r = &t->rng;
+	uint64_t code, sf;
+	int v = 1 + below(r, 3);
+
+	memset(ei, 0, sizeof(*ei));
+	if (one_in(r, 3)) {
+		/* An arena's object: its code, its SFrame section. */
+		code = arena_page(r, 0);
+		sf = code + g_page;
+		ei->text_start = code;
+		ei->text_end = code + 256 * (1 + below(r, 16));
+		ei->sframe_start = sf;
+		ei->sframe_end = sf + sf_tmpl_len[v] + (one_in(r, 4) ? below(r, 64) : 0);
+		if (one_in(r, 2)) {
+			ei->elf_start = code;
+			ei->elf_end = code + 3 * g_page;
+		}
+	} else if (have_self && one_in(r, 6)) {
+		ei->elf_start = self.elf_start;
+		ei->elf_end = self.elf_end;
+		ei->text_start = self.text_start;
+		ei->text_end = self.text_end;
+		ei->sframe_start = self.sframe_start;
+		ei->sframe_end = self.sframe_end;
+		ei->build_id = (uintptr_t)self.build_id;
+		ei->build_id_len = self.build_id_len;
+	} else {
+		pick_text(r, &ei->text_start, &ei->text_end);
+		switch (below(r, 6)) {
+		case 0:
+			ei->sframe_start = arena_page(r, 1);
+			ei->sframe_end = ei->sframe_start + below(r, 300);
+			break;
+		case 1:
+			ei->sframe_start = pick_wild(r);
+			ei->sframe_end = ei->sframe_start + pick_len(r);
+			break;
+		case 2:
+			ei->sframe_start = self.sframe_start;
+			ei->sframe_end = self.sframe_end;
+			break;
+		}
+		if (one_in(r, 6)) {
+			ei->elf_start = ei->text_start - below(r, 2) * g_page;
+			ei->elf_end = ei->text_end + below(r, 2) * g_page;
+		}
+	}
+	if (one_in(r, 2)) {
+		/* Well-formed metadata: the call gets past the scalar checks. */
+		ei->pathname = (uintptr_t)"/fuzz/object.so";
+		if (one_in(r, 2)) {
+			ei->debug_link_pathname = (uintptr_t)"object.so.debug";
+			ei->debug_link_crc = rnd(r);
+		}
+		return;
+	}
+	ei->pathname = below(r, 3) ? pick_string(t) : 0;
+	if (one_in(r, 3))
+		ei->debug_link_pathname = pick_string(t);
+	if (one_in(r, 3))
+		ei->debug_link_crc = one_in(r, 4) ? 0 : rnd(r);
+	if (one_in(r, 3)) {
+		ei->build_id = one_in(r, 4) ? pick_wild(r) : (uintptr_t)long_name;
+		ei->build_id_len = one_in(r, 4) ? rnd(r) : below(r, 70);
+	}
+}
+
+static void fill_jit(struct fuzz_thread *t, struct codectl_jit_info *ji)
+{
+	struct rng *r = &t->rng;
+
+	pick_text(r, &ji->text_start, &ji->text_end);
+	switch (below(r, 8)) {
+	case 0:
+		ji->unwind_head = pick_wild(r);
+		break;
+	case 1:		/* header straddling into PROT_NONE */
+		ji->unwind_head = arena_page(r, 3) - below(r, 48);
+		break;
+	case 2:
+		ji->unwind_head = arena_page(r, below(r, 3)) + below(r, g_page);
+		break;
+	case 3:		/* read-only scratch page: an 'AAAA' header (EINVAL) */
+		ji->unwind_head = (uintptr_t)t->scratch + SCRATCH_RW * g_page;
+		break;
+	default:
+		ji->unwind_head = arena_page(r, 2);
+		break;
+	}
+}
+
+/* Where the kernel may write: scratch, or nothing writable. */
+static uint64_t pick_out_ptr(struct fuzz_thread *t)
+{
+	struct rng *r = &t->rng;
+	uint8_t *s = t->scratch;
+
+	switch (below(r, 12)) {
+	case 0:
+		return 0;
+	case 1:
+		return pick_wild(r);
+	case 2:		/* read-only */
+		return (uintptr_t)s + SCRATCH_RW * g_page + below(r, g_page);
+	case 3:		/* straddling into the read-only page */
+		return (uintptr_t)s + SCRATCH_RW * g_page - 1 - below(r, 64);
+	case 4:		/* PROT_NONE */
+		return (uintptr_t)s + (SCRATCH_RW + 1) * g_page + below(r, g_page);
+	default:
+		return (uintptr_t)s + 2 * g_page + below(r, (SCRATCH_RW - 2) * g_page);
+	}
+}
+
+static uint32_t pick_u32_len(struct rng *r)
+{
+	switch (below(r, 5)) {
+	case 0:
+		return 0;
+	case 1:
+		return rnd(r);
+	case 2:
+		return below(r, 80);
+	default:
+		return below(r, 2 * CODECTL_PATH_MAX);
+	}
+}
+
+static void fill_query(struct fuzz_thread *t, struct codectl_query_info *q)
+{
+	struct rng *r = &t->rng;
+
+	memset(q, 0, sizeof(*q));
+	switch (below(r, 4)) {
+	case 0:
+		q->addr = 0;
+		break;
+	case 1:
+		q->addr = rnd(r);
+		break;
+	default:
+		q->addr = arena_page(r, below(r, 3)) + below(r, g_page);
+		break;
+	}
+	if (below(r, 3)) {
+		q->pathname = pick_out_ptr(t);
+		q->pathname_len = pick_u32_len(r);
+	}
+	if (one_in(r, 2)) {
+		q->debug_link_pathname = pick_out_ptr(t);
+		q->debug_link_len = pick_u32_len(r);
+	}
+	if (one_in(r, 2)) {
+		q->build_id = pick_out_ptr(t);
+		q->build_id_len = pick_u32_len(r);
+	}
+	if (one_in(r, 30))
+		q->__reserved = rnd(r) | 1;
+	if (one_in(r, 10))	/* outputs pre-filled with garbage */
+		q->text_start = q->text_end = q->kind = rnd(r);
+}
+
+static void fill_check(struct fuzz_thread *t, struct codectl_sframe_check *c)
+{
+	struct rng *r = &t->rng;
+	int v = 1 + below(r, 3);
+
+	memset(c, 0, sizeof(*c));
+	if (below(r, 3)) {
+		c->sframe_start = arena_page(r, 1);
+		c->sframe_end = c->sframe_start + sf_tmpl_len[v] +
+				(one_in(r, 3) ? below(r, 400) : 0);
+		if (one_in(r, 2)) {
+			c->text_start = c->sframe_start - g_page;
+			c->text_end = c->text_start + 256 * below(r, 17);
+		}
+	} else if (have_self && one_in(r, 2)) {
+		c->sframe_start = self.sframe_start;
+		c->sframe_end = self.sframe_end;
+	} else {
+		c->sframe_start = one_in(r, 2) ? pick_wild(r) : rnd(r);
+		c->sframe_end = c->sframe_start + pick_len(r);
+		if (one_in(r, 3))
+			pick_text(r, &c->text_start, &c->text_end);
+	}
+	if (one_in(r, 10))
+		c->error = c->version = rnd(r);
+}
+
+static const size_t ksize[CODECTL_NR_OPTIONS] = {
+	[CODECTL_UNREGISTER] = sizeof(struct codectl_unregister_info),
+	[CODECTL_REGISTER_ELF] = sizeof(struct codectl_elf_info),
+	[CODECTL_REGISTER_JIT] = sizeof(struct codectl_jit_info),
+	[CODECTL_QUERY] = sizeof(struct codectl_query_info),
+	[CODECTL_VERSION] = sizeof(struct codectl_version),
+	[CODECTL_CHECK_SFRAME] = sizeof(struct codectl_sframe_check),
+};
+static const size_t ver0[CODECTL_NR_OPTIONS] = {
+	[CODECTL_UNREGISTER] = CODECTL_UNREGISTER_INFO_SIZE_VER0,
+	[CODECTL_REGISTER_ELF] = CODECTL_ELF_INFO_SIZE_VER0,
+	[CODECTL_REGISTER_JIT] = CODECTL_JIT_INFO_SIZE_VER0,
+	[CODECTL_QUERY] = CODECTL_QUERY_INFO_SIZE_VER0,
+	[CODECTL_VERSION] = CODECTL_VERSION_SIZE_VER0,
+	[CODECTL_CHECK_SFRAME] = CODECTL_SFRAME_CHECK_SIZE_VER0,
+};
+
+static uint64_t pick_info_size(struct rng *r, int opt, bool *nonzero_tail)
+{
+	size_t k = ksize[opt], v = ver0[opt];
+
+	*nonzero_tail = false;
+	switch (below(r, 16)) {
+	case 0:
+		return below(r, 8193);
+	case 1:
+		return v - 1 - below(r, v);		/* below VER0 */
+	case 2:
+		return v + below(r, 8);			/* around VER0 */
+	case 3:
+		*nonzero_tail = one_in(r, 2);
+		return k + 1 + below(r, 64);		/* a longer struct */
+	case 4:
+		return CODECTL_INFO_SIZE_MAX + below(r, 2);
+	case 5:
+		return one_in(r, 2) ? rnd(r) : ~0ULL - below(r, 2);
+	default:
+		return k;
+	}
+}
+
+struct call {
+	unsigned long cmd;
+	int kind;		/* option, or K_UNKNOWN */
+	uint64_t args_ptr;
+	struct codectl_args a;
+	bool must_fail;
+	int mutated;
+};
+
+/* Draw one call; its info is written into the thread's scratch. */
+static void make_call(struct fuzz_thread *t, struct call *c)
+{
+	struct rng *r = &t->rng;
+	uint8_t *s = t->scratch;
+	union {
+		struct codectl_elf_info elf;
+		struct codectl_jit_info jit;
+		struct codectl_unregister_info un;
+		struct codectl_query_info q;
+		struct codectl_version v;
+		struct codectl_sframe_check chk;
+		uint8_t raw[128];
+	} u;
+	bool write_opt, tail;
+	uint64_t info, size;
+	uint8_t *at;
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	memset(&u, 0, sizeof(u));
+	/* Weights: registering and removing most, unknown commands least. */
+	switch (below(r, 20)) {
+	case 0 ... 5:	opt = CODECTL_REGISTER_ELF; break;
+	case 6 ... 9:	opt = CODECTL_REGISTER_JIT; break;
+	case 10 ... 12:	opt = CODECTL_UNREGISTER; break;
+	case 13 ... 14:	opt = CODECTL_QUERY; break;
+	case 15:	opt = CODECTL_VERSION; break;
+	case 16 ... 17:	opt = CODECTL_CHECK_SFRAME; break;
+	default:	opt = -1; break;
+	}
+	if (opt < 0) {
+		/* Unknown: other options, wrong sizes and directions, magic. */
+		unsigned int nr = below(r, 256), dir = below(r, 4), sz = below(r, 64);
+
+		switch (below(r, 4)) {
+		case 0:
+			nr = CODECTL_NR_OPTIONS + below(r, 256 - CODECTL_NR_OPTIONS);
+			c->cmd = CODECTL_IOC(nr);
+			break;
+		case 1:		/* a known option with another size */
+			if (sz == sizeof(struct codectl_args))
+				sz++;
+			c->cmd = _IOC(_IOC_WRITE, CODECTL_IOC_MAGIC, nr % CODECTL_NR_OPTIONS, sz);
+			break;
+		case 2:		/* or another direction */
+			if (dir == _IOC_WRITE)
+				dir = _IOC_READ | _IOC_WRITE;
+			c->cmd = _IOC(dir, CODECTL_IOC_MAGIC, nr % CODECTL_NR_OPTIONS,
+				      sizeof(struct codectl_args));
+			break;
+		default:	/* another magic, or anything with ours */
+			c->cmd = one_in(r, 2) ?
+				_IOC(dir, CODECTL_IOC_MAGIC + 1 - 2 * below(r, 2), nr, sz) :
+				(((unsigned long)rnd(r) & ~0xff00UL) | (CODECTL_IOC_MAGIC << 8));
+			break;
+		}
+		c->cmd &= 0xffffffffUL;		/* the kernel's unsigned int */
+		if (c->cmd == CODECTL_IOC(_IOC_NR(c->cmd)) &&
+		    _IOC_NR(c->cmd) < CODECTL_NR_OPTIONS)
+			c->cmd ^= 1UL << 30;	/* would be a real one */
+		c->kind = K_UNKNOWN;
+		c->a.info = one_in(r, 2) ? pick_wild(r) : (uintptr_t)s;
+		c->a.info_size = rnd(r);
+		c->args_ptr = one_in(r, 3) ? pick_wild(r) : (uintptr_t)&c->a;
+		return;
+	}
+	c->kind = opt;
+	c->cmd = CODECTL_IOC(opt);
+	switch (opt) {
+	case CODECTL_REGISTER_ELF:
+		fill_elf(t, &u.elf);
+		break;
+	case CODECTL_REGISTER_JIT:
+		fill_jit(t, &u.jit);
+		break;
+	case CODECTL_UNREGISTER:
+		pick_text(r, &u.un.text_start, &u.un.text_end);
+		break;
+	case CODECTL_QUERY:
+		fill_query(t, &u.q);
+		break;
+	case CODECTL_VERSION:
+		if (one_in(r, 4))
+			memset(&u.v, 0xff, sizeof(u.v));	/* all output */
+		break;
+	case CODECTL_CHECK_SFRAME:
+		fill_check(t, &u.chk);
+		break;
+	}
+	/* Mutations of the well-formed struct. */
+	if (one_in(r, 6)) {
+		int k, n = 1 + below(r, 3);
+
+		for (k = 0; k < n; k++) {
+			size_t off = below(r, ksize[opt]);
+
+			if (one_in(r, 2))
+				u.raw[off] ^= 1 << below(r, 8);
+			else
+				u.raw[off] = rnd(r);
+		}
+		c->mutated = n;
+	}
+	size = pick_info_size(r, opt, &tail);
+	write_opt = opt == CODECTL_QUERY || opt == CODECTL_VERSION ||
+		    opt == CODECTL_CHECK_SFRAME;
+
+	/* Place the info: scratch (odd, unaligned, before a hole), or wild. */
+	switch (below(r, 12)) {
+	case 0:
+		info = pick_wild(r);
+		break;
+	case 1:		/* straddling into the read-only page */
+		at = s + SCRATCH_RW * g_page - 1 - below(r, ksize[opt]);
+		info = (uintptr_t)at;
+		break;
+	case 2:		/* ending right before PROT_NONE (read-only page) */
+		info = (uintptr_t)s + (SCRATCH_RW + 1) * g_page - ksize[opt] -
+		       below(r, 3);
+		break;
+	case 3:		/* real memory, for options that only read it */
+		info = write_opt ? (uintptr_t)s + 1 :
+		       one_in(r, 2) ? arena_page(r, below(r, 3)) + below(r, g_page) :
+		       (uintptr_t)self.text_start + below(r, 4096);
+		break;
+	default:
+		info = (uintptr_t)s + below(r, 2 * g_page);
+		if (one_in(r, 3))
+			info &= ~7ULL;
+		break;
+	}
+	/* Write the struct where it lands in scratch RW (and its tail). */
+	if (info >= (uintptr_t)s && info < (uintptr_t)s + SCRATCH_RW * g_page) {
+		size_t room = (uintptr_t)s + SCRATCH_RW * g_page - info;
+		size_t n = ksize[opt] < room ? ksize[opt] : room;
+		size_t tl = size > ksize[opt] && size - ksize[opt] < 256 ?
+			    size - ksize[opt] : 64;
+
+		memcpy((void *)(uintptr_t)info, &u, n);
+		if (n < room) {
+			size_t m = room - n < tl ? room - n : tl;
+
+			memset((void *)(uintptr_t)info + n, 0, m);
+			if (tail && m)
+				((uint8_t *)(uintptr_t)info)[n + below(r, m)] = 1 + below(r, 255);
+		}
+	}
+	c->a.info = info;
+	c->a.info_size = size;
+	if (one_in(r, 40))
+		c->a.flags = 1U << below(r, 32);
+	if (one_in(r, 40))
+		c->a.__reserved = rnd(r) | 1;
+	c->must_fail = c->a.flags || c->a.__reserved || size < ver0[opt] ||
+		       size > CODECTL_INFO_SIZE_MAX;
+	/* The args struct itself: usually fine, sometimes not readable. */
+	switch (below(r, 30)) {
+	case 0:
+		c->args_ptr = pick_wild(r);
+		c->must_fail = true;
+		break;
+	case 1:		/* the read-only page's last 8 bytes, then PROT_NONE */
+		c->args_ptr = (uintptr_t)s + (SCRATCH_RW + 1) * g_page - 8;
+		c->must_fail = true;
+		break;
+	default:
+		c->args_ptr = (uintptr_t)&c->a;
+		break;
+	}
+	/* The read-only page may be the info itself: keep it read-only. */
+	(void)write_opt;
+}
+
+/* ---- checking answers ------------------------------------------------- */
+
+static void describe(struct fuzz_thread *t, const struct call *c, int err,
+		     const char *why)
+{
+	pthread_mutex_lock(&fail_lock);
+	if (verbose || bad_printed++ < 20)
+		printf("#   thread %d call %lu: %s: %s (cmd %#lx, args at %#llx%s: info %#llx, info_size %#llx, flags %#x, reserved %#x%s)\n",
+		       t->idx, t->calls, kind_name[c->kind], why, c->cmd,
+		       ULL(c->args_ptr), c->args_ptr == (uintptr_t)&c->a ? "" : " (unreadable)",
+		       ULL(c->a.info), ULL(c->a.info_size), c->a.flags,
+		       c->a.__reserved, c->mutated ? ", mutated" : "");
+	(void)err;
+	pthread_mutex_unlock(&fail_lock);
+}
+
+/* The last CODECTL_SFRAME_E_* code this header knows. */
+#ifdef CODECTL_SFRAME_E_FRE_RANGE
+#define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_RANGE
+#else
+#define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_TOTAL
+#endif
+
+/* Sanity of a successful answer that the kernel wrote into scratch. */
+static void check_answer(struct fuzz_thread *t, const struct call *c)
+{
+	uint8_t *s = t->scratch;
+	char why[160];
+	uint64_t info = c->a.info;
+
+	if (info < (uintptr_t)s || info + c->a.info_size > (uintptr_t)s + SCRATCH_RW * g_page)
+		return;
+	why[0] = 0;
+	if (c->kind == CODECTL_QUERY && c->a.info_size >= sizeof(struct codectl_query_info)) {
+		struct codectl_query_info q;
+
+		memcpy(&q, (void *)(uintptr_t)info, sizeof(q));
+		if (q.text_start >= q.text_end || (q.kind != CODECTL_KIND_ELF &&
+						   q.kind != CODECTL_KIND_JIT) ||
+		    (q.kind == CODECTL_KIND_JIT && (q.elf_start || q.sframe_start)) ||
+		    (q.kind == CODECTL_KIND_ELF && q.unwind_head))
+			snprintf(why, sizeof(why),
+				 "QUERY answered kind %u [%#llx,%#llx) elf %#llx sframe %#llx head %#llx",
+				 q.kind, ULL(q.text_start), ULL(q.text_end),
+				 ULL(q.elf_start), ULL(q.sframe_start), ULL(q.unwind_head));
+	} else if (c->kind == CODECTL_VERSION && c->a.info_size >= sizeof(struct codectl_version)) {
+		struct codectl_version v;
+
+		memcpy(&v, (void *)(uintptr_t)info, sizeof(v));
+		if (v.abi_version != CODECTL_ABI_VERSION || v.__reserved ||
+		    (v.options & 0x3f) != 0x3f || v.nr_registrations > v.max_registrations)
+			snprintf(why, sizeof(why), "VERSION answered abi %u options %#llx nr %llu of %llu",
+				 v.abi_version, ULL(v.options), ULL(v.nr_registrations),
+				 ULL(v.max_registrations));
+	} else if (c->kind == CODECTL_CHECK_SFRAME &&
+		   c->a.info_size >= sizeof(struct codectl_sframe_check)) {
+		struct codectl_sframe_check k;
+
+		memcpy(&k, (void *)(uintptr_t)info, sizeof(k));
+		if (k.error > SFRAME_E_LAST ||
+		    (k.error == CODECTL_SFRAME_OK && (k.version < 1 || k.version > 3)))
+			snprintf(why, sizeof(why), "CHECK_SFRAME answered error %u version %u",
+				 k.error, k.version);
+	}
+	if (why[0]) {
+		t->wrong++;
+		describe(t, c, 0, why);
+	}
+}
+
+static void *fuzz_thread_main(void *p)
+{
+	struct fuzz_thread *t = p;
+	struct call c;
+	int rc, err;
+
+	while (t->calls < t->target) {
+		if (remap_one_in && one_in(&t->rng, remap_one_in)) {
+			t->remaps += arena_remap(&t->rng);
+			continue;
+		}
+		make_call(t, &c);
+		rc = ioctl(fuzz_fd, c.cmd, (void *)(uintptr_t)c.args_ptr);
+		err = rc < 0 ? errno : 0;
+		t->calls++;
+		t->hist[c.kind][err > MAX_ERRNO ? MAX_ERRNO : err]++;
+		if (rc < 0 && !documented(c.kind, err)) {
+			char why[64];
+
+			t->undocumented++;
+			snprintf(why, sizeof(why), "undocumented errno %s", ename(err));
+			describe(t, &c, err, why);
+		} else if (rc == 0 && c.kind == K_UNKNOWN) {
+			t->undocumented++;
+			describe(t, &c, 0, "an unknown command succeeded");
+		} else if (rc == 0 && c.must_fail) {
+			t->wrong++;
+			describe(t, &c, 0, "succeeded with bad flags, reserved, size or args");
+		} else if (rc == 0) {
+			check_answer(t, &c);
+		}
+	}
+	return NULL;
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static int tap_n, tap_pass, tap_fail;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_n++;
+	if (ok)
+		tap_pass++;
+	else
+		tap_fail++;
+	printf("%s %d - ", ok ? "ok" : "not ok", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+struct shared_result {
+	int n, pass, fail;
+};
+
+static void print_histogram(struct fuzz_thread *th, int nthreads, double secs,
+			    unsigned long calls, unsigned long remaps)
+{
+	unsigned long tot[MAX_ERRNO + 1] = { 0 }, per[NR_KINDS][MAX_ERRNO + 1];
+	char line[2048];
+	size_t off;
+	int k, e, i;
+
+	memset(per, 0, sizeof(per));
+	for (i = 0; i < nthreads; i++)
+		for (k = 0; k < NR_KINDS; k++)
+			for (e = 0; e <= MAX_ERRNO; e++) {
+				per[k][e] += th[i].hist[k][e];
+				tot[e] += th[i].hist[k][e];
+			}
+	off = snprintf(line, sizeof(line), "# calls %lu, duration %.1f s, errno histogram:",
+		       calls, secs);
+	for (e = 0; e <= MAX_ERRNO; e++)
+		if (tot[e])
+			off += snprintf(line + off, sizeof(line) - off, " %s %lu",
+					e ? ename(e) : "success", tot[e]);
+	printf("%s\n", line);
+	{
+		int lost = 0;
+
+		for (i = 0; i < NR_ARENAS; i++)
+			lost += arenas[i].lost;
+		printf("# %lu remaps (munmap/mmap/mremap/MAP_FIXED/mprotect/madvise) between the calls; %d of %d arenas lost\n",
+		       remaps, lost, NR_ARENAS);
+	}
+	for (k = 0; k < NR_KINDS; k++) {
+		off = snprintf(line, sizeof(line), "#   %-16s", kind_name[k]);
+		for (e = 0; e <= MAX_ERRNO; e++)
+			if (per[k][e])
+				off += snprintf(line + off, sizeof(line) - off, " %s %lu",
+						e ? ename(e) : "success", per[k][e]);
+		printf("%s\n", line);
+	}
+}
+
+/* The fuzzing process: its TAP lines go into *res. */
+static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
+		     struct shared_result *res, bool stats_ok,
+		     const struct cstats_all *base)
+{
+	static const char *const own[] = { "mms", "sets", NULL };
+	struct fuzz_thread *th;
+	unsigned long total = 0, undoc = 0, wrong = 0, remaps = 0;
+	struct timespec t0, t1;
+	struct codectl_version v;
+	struct cstats_all now;
+	long removed;
+	double secs;
+	int i, rc;
+
+	fuzz_fd = cc_open();
+	if (fuzz_fd < 0) {
+		tap(false, "open " CODECTL_DEVICE ": %s", ename(fuzz_fd));
+		goto out;
+	}
+	g_fd = fuzz_fd;
+	have_self = !self_image_get(&self);
+	if (!templates_create() || !arenas_create(seed)) {
+		tap(false, "setting up memory");
+		goto out;
+	}
+	th = calloc(nthreads, sizeof(*th));
+	if (!th) {
+		tap(false, "calloc");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < nthreads; i++) {
+		th[i].idx = i;
+		rng_seed(&th[i].rng, seed, i + 1);
+		th[i].target = calls / nthreads + (i < (int)(calls % nthreads));
+		th[i].scratch = mmap(NULL, SCRATCH_PAGES * g_page, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (th[i].scratch == MAP_FAILED) {
+			tap(false, "mmap scratch");
+			goto out;
+		}
+		/* Read-only: no NUL anywhere, so strings run into PROT_NONE. */
+		memset(th[i].scratch + SCRATCH_RW * g_page, 'A', g_page);
+		mprotect(th[i].scratch + SCRATCH_RW * g_page, g_page, PROT_READ);
+		mprotect(th[i].scratch + (SCRATCH_RW + 1) * g_page, g_page, PROT_NONE);
+	}
+	for (i = 0; i < nthreads; i++)
+		if (pthread_create(&th[i].th, NULL, fuzz_thread_main, &th[i])) {
+			tap(false, "pthread_create");
+			fflush(stdout);
+			_exit(1);
+		}
+	for (i = 0; i < nthreads; i++)
+		pthread_join(th[i].th, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	for (i = 0; i < nthreads; i++) {
+		total += th[i].calls;
+		undoc += th[i].undocumented;
+		wrong += th[i].wrong;
+		remaps += th[i].remaps;
+	}
+	print_histogram(th, nthreads, secs, total, remaps);
+	tap(!undoc, "every answer is an errno the header documents for its option (%lu calls, %lu not)",
+	    total, undoc);
+	tap(!wrong, "calls that must fail failed, successful answers make sense (%lu wrong)",
+	    wrong);
+
+	/* Clean up: whatever is still registered is removed. */
+	removed = cc_unregister_all(fuzz_fd);
+	rc = cc_version(fuzz_fd, &v);
+	tap(removed >= 0 && !rc && !v.nr_registrations && !v.bytes,
+	    "unregistering the %ld left over leaves nothing (nr_registrations %llu, bytes %llu, %s)",
+	    removed, ULL(v.nr_registrations), ULL(v.bytes), ename(rc < 0 ? rc : removed < 0 ? removed : 0));
+	if (stats_ok) {
+		bool back = stats_wait_eq(base, own, 5000, &now);
+
+		stats_print_all("with everything unregistered", &now);
+		if (!back)
+			stats_report_diff("with everything unregistered", base, &now, own);
+		tap(back, "debugfs counters but mms and sets back at the baseline while the fuzzer lives");
+	}
+out:
+	res->n = tap_n;
+	res->pass = tap_pass;
+	res->fail = tap_fail;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: codectl-ioctl-fuzz [-n CALLS] [-j THREADS] [-s SEED] [-m N] [-v]\n");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long calls = 100000;
+	struct shared_result *res;
+	struct cstats_all base, now;
+	int nthreads = 4, opt, status, st;
+	bool stats_ok;
+	uint64_t seed;
+	const char *env;
+	pid_t pid;
+
+	/* The same addresses every run: a seed then means the same calls. */
+	opt = personality(0xffffffff);
+	if (opt != -1 && !(opt & ADDR_NO_RANDOMIZE) && !getenv("CODECTL_FUZZ_ASLR") &&
+	    personality(opt | ADDR_NO_RANDOMIZE) != -1) {
+		execv("/proc/self/exe", argv);
+		personality(opt);	/* carry on with randomisation */
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	g_page = sysconf(_SC_PAGESIZE);
+	seed = (uint64_t)time(NULL) * 1000003ULL ^ (uint64_t)getpid() << 20;
+	env = getenv("CODECTL_FUZZ_CALLS");
+	if (env && strtoul(env, NULL, 0))
+		calls = strtoul(env, NULL, 0);
+	while ((opt = getopt(argc, argv, "n:j:s:m:vh")) != -1) {
+		switch (opt) {
+		case 'n':
+			calls = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			nthreads = atoi(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			remap_one_in = atoi(optarg);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc || nthreads < 1 || nthreads > 64 || !calls) {
+		usage(stderr);
+		return 2;
+	}
+	printf("TAP version 13\n# codectl-ioctl-fuzz: seed %#llx, %d threads, %lu calls (redo with -s %#llx -j %d -n %lu)\n",
+	       ULL(seed), nthreads, calls, ULL(seed), nthreads, calls);
+
+	st = stats_available();
+	stats_ok = st == T_PASS && !stats_settle_all(&base);
+	if (stats_ok) {
+		stats_print_all("baseline", &base);
+		stats_check_required(&base);
+	} else {
+		printf("# debugfs stats not available: counters not checked\n");
+	}
+	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED)
+		return 1;
+	memset(res, 0, sizeof(*res));
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		fuzz_main(calls, nthreads, seed, res, stats_ok, &base);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		printf("not ok 1 - fork/wait: %m\n0 passed, 1 failed\n");
+		return 1;
+	}
+	tap_n = res->n;
+	tap_pass = res->pass;
+	tap_fail = res->fail;
+	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	    "the fuzzing process exited normally (%s %d)",
+	    WIFSIGNALED(status) ? "signal" : "status",
+	    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	if (stats_ok) {
+		bool back = stats_wait_eq(&base, NULL, 5000, &now);
+
+		stats_print_all("after the fuzzer exited", &now);
+		if (!back)
+			stats_report_diff("after the fuzzer exited", &base, &now, NULL);
+		tap(back, "every debugfs counter back at the baseline after the fuzzer exited");
+	}
+	/* Failures recorded outside a TAP check (stats_report_diff, ...). */
+	if (nr_failed && !tap_fail)
+		tap(false, "%d failures recorded (see above)", nr_failed);
+	printf("%d passed, %d failed\n", tap_pass, tap_fail);
+	return tap_fail ? 1 : 0;
+}
