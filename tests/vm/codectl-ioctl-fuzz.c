@@ -92,22 +92,6 @@ int t_nr_failed(void)
 	return n;
 }
 
-bool t_expect_rc_at(const char *file, int line, int got, int want,
-		    const char *fmt, ...)
-{
-	char what[300];
-	va_list ap;
-
-	if (got == -want)
-		return true;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	t_fail_at(file, line, "%s: expected %s, got %s", what, ename(want),
-		  ename(got));
-	return false;
-}
-
 /* ---- memory the calls name -------------------------------------------- */
 
 static struct self_image self;

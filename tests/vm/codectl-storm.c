@@ -101,22 +101,6 @@ int t_nr_failed(void)
 	return __atomic_load_n(&nr_failed, __ATOMIC_RELAXED);
 }
 
-bool t_expect_rc_at(const char *file, int line, int got, int want,
-		    const char *fmt, ...)
-{
-	char what[300];
-	va_list ap;
-
-	if (got == -want)
-		return true;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	t_fail_at(file, line, "%s: expected %s, got %s", what, ename(want),
-		  ename(got));
-	return false;
-}
-
 /* ---- state ------------------------------------------------------------ */
 
 static uint64_t seed;

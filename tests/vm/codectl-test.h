@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/codectl.h>
 
 /* Test results; also the exit status of the forked test child. */
@@ -27,6 +28,7 @@ void t_fail_at(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void t_set_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int t_nr_failed(void);
+pid_t t_fork_child(int (*fn)(void *), void *arg);
 bool t_expect_rc_at(const char *file, int line, int got, int want,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

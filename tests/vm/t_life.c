@@ -52,25 +52,6 @@ static __attribute__((noreturn)) void child_exit(int before)
 	_exit(t_nr_failed() != before ? 1 : 0);
 }
 
-static pid_t life_fork(int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		FAIL("fork: %m");
-		return -1;
-	}
-	if (!pid) {
-		int before = t_nr_failed();
-
-		if (fn(arg))
-			FAIL("child returned failure");
-		child_exit(before);
-	}
-	return pid;
-}
 
 /* True when @pid exited 0 (or was killed by @sig, when non-zero). */
 static bool life_wait(pid_t pid, int sig, const char *what)
@@ -570,7 +551,7 @@ TEST(fork_inherits)
 	/* 1. The child's first act is the QUERY walk; the parent changes
 	 *    its own registrations at once. */
 	c.who = "child (QUERY at once)";
-	pid = life_fork(check_inherited_fn, &c);
+	pid = t_fork_child(check_inherited_fn, &c);
 	parent_mutate(&set);
 	life_wait(pid, 0, c.who);
 	parent_restore(&set);
@@ -580,7 +561,7 @@ TEST(fork_inherits)
 	c.who = "child (QUERY after the parent's changes)";
 	c.wait_fd = sync[0];
 	c.close_fd = sync[1];
-	pid = life_fork(check_inherited_fn, &c);
+	pid = t_fork_child(check_inherited_fn, &c);
 	close(sync[0]);
 	sync[0] = -1;
 	parent_mutate(&set);
@@ -714,7 +695,7 @@ TEST(fork_independent)
 	x.down = down[0];
 	x.up_rd = up[0];
 	x.down_wr = down[1];
-	pid = life_fork(indep_child, &x);
+	pid = t_fork_child(indep_child, &x);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;
@@ -797,7 +778,7 @@ static int grandchild(struct gchild *g, int gone_rd)
 		  "grandchild: REGISTER");
 	if (EXPECT_RC(snap_take(g_fd, &c.want), 0, "grandchild: QUERY walk") &&
 	    EXPECT_RC(cc_version(g_fd, &c.v), 0, "VERSION")) {
-		pid = life_fork(check_inherited_fn, &c);
+		pid = t_fork_child(check_inherited_fn, &c);
 		life_wait(pid, 0, "great-grandchild");
 		if (EXPECT_RC(snap_take(g_fd, &ggot), 0, "grandchild: QUERY walk"))
 			snap_cmp(&c.want, &ggot, "grandchild after the great-grandchild");
@@ -865,7 +846,7 @@ TEST(fork_grandchild)
 	REQUIRE(!pipe(res), "pipe: %m");
 	g.res = res[1];
 	g.res_rd = res[0];
-	pid = life_fork(gchild_child, &g);
+	pid = t_fork_child(gchild_child, &g);
 	close(res[1]);
 	res[1] = -1;
 	REQUIRE(pid > 0, "fork");
@@ -1425,7 +1406,7 @@ static void exec_case(int mode, const char *what)
 	x.down = down[0];
 	x.up_rd = up[0];
 	x.down_wr = down[1];
-	pid = life_fork(exec_child, &x);
+	pid = t_fork_child(exec_child, &x);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;
@@ -1571,7 +1552,7 @@ TEST(exit_last_thread)
 	x.down = down[0];
 	x.up_rd = up[0];
 	x.down_wr = down[1];
-	pid = life_fork(last_child, &x);
+	pid = t_fork_child(last_child, &x);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;
@@ -1679,7 +1660,7 @@ TEST(exit_sigkill)
 
 		REQUIRE(!pipe(up) && !pipe(down), "pipe: %m");
 		x = (struct killx){ &set, m, up[1], up[0], down[0], down[1] };
-		pid = life_fork(kill_child, &x);
+		pid = t_fork_child(kill_child, &x);
 		close(up[1]);
 		close(down[0]);
 		up[1] = down[0] = -1;

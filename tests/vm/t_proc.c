@@ -23,29 +23,6 @@
 
 /* ---- child process helpers -------------------------------------------- */
 
-/*
- * Run @fn in a forked child.  The child's failed checks are printed by the
- * child; its exit status says whether there were any.
- */
-static pid_t fork_child(int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		FAIL("fork: %m");
-		return -1;
-	}
-	if (!pid) {
-		int before = t_nr_failed();
-		int rc = fn(arg);
-
-		fflush(stdout);
-		_exit(rc || t_nr_failed() != before ? 1 : 0);
-	}
-	return pid;
-}
 
 /* Wait for @pid; true when it exited 0 (or was killed by @sig, if non-zero). */
 static bool wait_child(pid_t pid, int sig, const char *what)
@@ -229,7 +206,7 @@ TEST(fork_isolation)
 		.pathname = (uintptr_t)"/parent/r1.so",
 	};
 	REQUIRE_RC(cc_register_elf(g_fd, &ei), 0, "REGISTER_ELF");
-	pid = fork_child(fork_iso_child, &f);
+	pid = t_fork_child(fork_iso_child, &f);
 	wait_child(pid, 0, "child");
 	memset(&q, 0, sizeof(q));
 	q.pathname = (uintptr_t)pbuf;
@@ -643,7 +620,7 @@ TEST(process_exit)
 		/* All children register the same ranges: each in its own mm. */
 		pc[i] = (struct pchild){ i, code, (uintptr_t)tbl, up[1], down[0],
 					 up[0], down[1] };
-		pid[i] = fork_child(pchild_main, &pc[i]);
+		pid[i] = t_fork_child(pchild_main, &pc[i]);
 	}
 	close(up[1]);
 	close(down[0]);
@@ -794,7 +771,7 @@ TEST(process_exit_many)
 	m.down = down[0];
 	m.up_rd = up[0];
 	m.down_wr = down[1];
-	pid = fork_child(many_child, &m);
+	pid = t_fork_child(many_child, &m);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;
@@ -987,7 +964,7 @@ TEST(exec_releases)
 	jit_table_init(tbl, 24, 24, 8, 2);
 	REQUIRE(!pipe(up) && !pipe(down), "pipe: %m");
 	x = (struct exec_arg){ code, (uintptr_t)tbl, up[1], down[0], up[0], down[1] };
-	pid = fork_child(exec_child, &x);
+	pid = t_fork_child(exec_child, &x);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
@@ -836,4 +837,45 @@ void stats_print_all(const char *when, const struct cstats_all *s)
 				s->name[i], s->val[i]);
 	buf[sizeof(buf) - 1] = 0;
 	printf("# stats %s:%s\n", when, s->n ? buf : " (none)");
+}
+
+/* The shared EXPECT_RC() check: every program supplies t_fail_at(). */
+bool t_expect_rc_at(const char *file, int line, int got, int want,
+		    const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+
+	if (got == -want)
+		return true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	t_fail_at(file, line, "%s: expected %s, got %s", what, ename(want),
+		  ename(got));
+	return false;
+}
+
+/*
+ * Fork a child that runs @fn(@arg) and exits 1 if it returned non-zero or
+ * recorded a failure, else 0.  Return: its pid, or -1 (failure recorded).
+ */
+pid_t t_fork_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		FAIL("fork: %m");
+		return -1;
+	}
+	if (!pid) {
+		int before = t_nr_failed();
+		int rc = fn(arg);
+
+		fflush(stdout);
+		_exit(rc || t_nr_failed() != before ? 1 : 0);
+	}
+	return pid;
 }
