@@ -23,7 +23,6 @@
 
 /* ---- child process helpers -------------------------------------------- */
 
-
 /* Wait for @pid; true when it exited 0 (or was killed by @sig, if non-zero). */
 static bool wait_child(pid_t pid, int sig, const char *what)
 {
