@@ -29,6 +29,7 @@ void t_fail_at(const char *file, int line, const char *fmt, ...)
 void t_set_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int t_nr_failed(void);
 pid_t t_fork_child(int (*fn)(void *), void *arg);
+bool t_wait_child(pid_t pid, int sig, const char *what);
 bool t_expect_rc_at(const char *file, int line, int got, int want,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -52,31 +52,6 @@ static __attribute__((noreturn)) void child_exit(int before)
 	_exit(t_nr_failed() != before ? 1 : 0);
 }
 
-
-/* True when @pid exited 0 (or was killed by @sig, when non-zero). */
-static bool life_wait(pid_t pid, int sig, const char *what)
-{
-	int status;
-
-	if (pid <= 0)
-		return false;
-	while (waitpid(pid, &status, __WALL) < 0)
-		if (errno != EINTR) {
-			FAIL("waitpid %s: %m", what);
-			return false;
-		}
-	if (sig && WIFSIGNALED(status) && WTERMSIG(status) == sig)
-		return true;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return true;
-	if (WIFSIGNALED(status))
-		FAIL("%s: killed by signal %d", what, WTERMSIG(status));
-	else
-		FAIL("%s: exit status %d (its checks failed, see above)", what,
-		     WEXITSTATUS(status));
-	return false;
-}
-
 static void close_pair(int p[2])
 {
 	if (p[0] >= 0)
@@ -553,7 +528,7 @@ TEST(fork_inherits)
 	c.who = "child (QUERY at once)";
 	pid = t_fork_child(check_inherited_fn, &c);
 	parent_mutate(&set);
-	life_wait(pid, 0, c.who);
+	t_wait_child(pid, 0, c.who);
 	parent_restore(&set);
 
 	/* 2. The child looks only after the parent's changes. */
@@ -567,7 +542,7 @@ TEST(fork_inherits)
 	parent_mutate(&set);
 	close(sync[1]);
 	sync[1] = -1;
-	life_wait(pid, 0, c.who);
+	t_wait_child(pid, 0, c.who);
 	parent_restore(&set);
 	c.wait_fd = -1;
 
@@ -577,7 +552,7 @@ TEST(fork_inherits)
 	pthread_join(th, &ret);
 	pid = (pid_t)(intptr_t)ret;
 	if (EXPECT(pid > 0, "fork from a thread: %d", pid))
-		life_wait(pid, 0, c.who);
+		t_wait_child(pid, 0, c.who);
 
 	/* 4. clone() without CLONE_VM, sharing the fd table. */
 	stack = map_pages(CHILD_STACK_PAGES, PROT_READ | PROT_WRITE);
@@ -587,7 +562,7 @@ TEST(fork_inherits)
 	pid = clone(clone_check, stack + CHILD_STACK_PAGES * g_page,
 		    CLONE_FILES | SIGCHLD, &c);
 	if (EXPECT(pid > 0, "clone(CLONE_FILES): %m"))
-		life_wait(pid, 0, c.who);
+		t_wait_child(pid, 0, c.who);
 
 	/* The children removed theirs; the parent's are as they were. */
 	rc = snap_take(g_fd, &now);
@@ -718,7 +693,7 @@ TEST(fork_independent)
 	EXPECT_RC(cc_unregister(g_fd, sd, ed), 0, "parent: UNREGISTER its new one");
 	close(down[1]);
 	down[1] = -1;
-	life_wait(pid, 0, "child");
+	t_wait_child(pid, 0, "child");
 	pid = -1;
 	if (EXPECT_RC(snap_take(g_fd, &now), 0, "parent: QUERY walk"))
 		snap_cmp(&x.want, &now, "parent after the child exited");
@@ -779,7 +754,7 @@ static int grandchild(struct gchild *g, int gone_rd)
 	if (EXPECT_RC(snap_take(g_fd, &c.want), 0, "grandchild: QUERY walk") &&
 	    EXPECT_RC(cc_version(g_fd, &c.v), 0, "VERSION")) {
 		pid = t_fork_child(check_inherited_fn, &c);
-		life_wait(pid, 0, "great-grandchild");
+		t_wait_child(pid, 0, "great-grandchild");
 		if (EXPECT_RC(snap_take(g_fd, &ggot), 0, "grandchild: QUERY walk"))
 			snap_cmp(&c.want, &ggot, "grandchild after the great-grandchild");
 	}
@@ -852,11 +827,11 @@ TEST(fork_grandchild)
 	REQUIRE(pid > 0, "fork");
 	if (read(res[0], &gpid, sizeof(gpid)) != sizeof(gpid))
 		gpid = -1;
-	life_wait(pid, 0, "child");
+	t_wait_child(pid, 0, "child");
 	REQUIRE(gpid > 0, "the child did not fork a grandchild");
 	EXPECT(read(res[0], &r, 1) == 1 && r == 'y',
 	       "grandchild's checks failed (see above)");
-	life_wait(gpid, 0, "grandchild");
+	t_wait_child(gpid, 0, "grandchild");
 	if (EXPECT_RC(snap_take(g_fd, &now), 0, "parent: QUERY walk"))
 		snap_cmp(&g.want, &now, "parent after its descendants");
 	lstats_back(&lst, "after the descendants exited", NULL);
@@ -1079,7 +1054,7 @@ TEST(fork_kill_early)
 		char what[32];
 
 		snprintf(what, sizeof(what), "child %d", i);
-		life_wait(pid[i], i % 4 < 2 ? SIGKILL : 0, what);
+		t_wait_child(pid[i], i % 4 < 2 ? SIGKILL : 0, what);
 	}
 	EXPECT(cc_nr(g_fd) == set.n, "parent: %ld registrations, expected %d",
 	       cc_nr(g_fd), set.n);
@@ -1134,7 +1109,7 @@ TEST(vfork_shares)
 		_exit(0);
 	}
 	REQUIRE(pid > 0, "vfork: %m");
-	life_wait(pid, 0, "vfork child");
+	t_wait_child(pid, 0, "vfork child");
 	EXPECT(vf_rc_query == 0, "vfork child: QUERY of the parent's registration: %s",
 	       vf_rc_query == -EDOM ? "another range" : ename(vf_rc_query));
 	EXPECT_RC(vf_rc_reg, 0, "vfork child: REGISTER_ELF");
@@ -1151,7 +1126,7 @@ TEST(vfork_shares)
 		_exit(0);
 	}
 	REQUIRE(pid > 0, "vfork: %m");
-	life_wait(pid, 0, "second vfork child");
+	t_wait_child(pid, 0, "second vfork child");
 	EXPECT_RC(vf_rc_unreg, 0, "vfork child: UNREGISTER of the parent's registration");
 	EXPECT(!registered(vf_ps, vf_pe), "parent: still has what the vfork child removed");
 	EXPECT(cc_nr(g_fd) == 1, "parent: %ld registrations, expected 1", cc_nr(g_fd));
@@ -1279,7 +1254,7 @@ TEST(clone_vm_shares)
 	EXPECT(!registered(c.ps, c.pe), "parent: still has what the CLONE_VM child removed");
 	close(down[1]);
 	down[1] = -1;
-	life_wait(pid, 0, "CLONE_VM child");
+	t_wait_child(pid, 0, "CLONE_VM child");
 	pid = -1;
 	/* The child's exit leaves the shared address space's registry alone. */
 	EXPECT(registered(c.vs, c.ve) && registered(c.ws, c.we) && cc_nr(g_fd) == 2,
@@ -1424,7 +1399,7 @@ static void exec_case(int mode, const char *what)
 	lstats_back(&lst, when, own_mm_state);
 	close(down[1]);
 	down[1] = -1;
-	life_wait(pid, 0, what);
+	t_wait_child(pid, 0, what);
 	snprintf(when, sizeof(when), "%s, after exit", what);
 	lstats_back(&lst, when, NULL);
 	if (mode == EX_INHERITED)
@@ -1565,7 +1540,7 @@ TEST(exit_last_thread)
 		       r, stats_get(&lst.base, "registrations"));
 	close(down[1]);
 	down[1] = -1;
-	life_wait(pid, 0, "child whose main thread exited first");
+	t_wait_child(pid, 0, "child whose main thread exited first");
 	lstats_back(&lst, "after the last thread exited", NULL);
 out:
 	close_pair(up);
@@ -1681,9 +1656,9 @@ TEST(exit_sigkill)
 		for (i = 0; i < nk; i++)
 			kill(kids[i], SIGKILL);
 		snprintf(when, sizeof(when), "child (%s)", mode_name[m]);
-		life_wait(pid, SIGKILL, when);
+		t_wait_child(pid, SIGKILL, when);
 		for (i = 0; i < nk; i++)
-			life_wait(kids[i], SIGKILL, "grandchild");
+			t_wait_child(kids[i], SIGKILL, "grandchild");
 		close_pair(up);
 		close_pair(down);
 		snprintf(when, sizeof(when), "after SIGKILL of a child (%s)",

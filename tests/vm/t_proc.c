@@ -21,32 +21,6 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
-/* ---- child process helpers -------------------------------------------- */
-
-/* Wait for @pid; true when it exited 0 (or was killed by @sig, if non-zero). */
-static bool wait_child(pid_t pid, int sig, const char *what)
-{
-	int status;
-
-	if (pid <= 0)
-		return false;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			FAIL("waitpid: %m");
-			return false;
-		}
-	if (sig && WIFSIGNALED(status) && WTERMSIG(status) == sig)
-		return true;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return true;
-	if (WIFSIGNALED(status))
-		FAIL("%s: killed by signal %d", what, WTERMSIG(status));
-	else
-		FAIL("%s: exit status %d (its checks failed, see above)", what,
-		     WEXITSTATUS(status));
-	return false;
-}
-
 /* ---- fd independence -------------------------------------------------- */
 
 struct thr_reg {
@@ -206,7 +180,7 @@ TEST(fork_isolation)
 	};
 	REQUIRE_RC(cc_register_elf(g_fd, &ei), 0, "REGISTER_ELF");
 	pid = t_fork_child(fork_iso_child, &f);
-	wait_child(pid, 0, "child");
+	t_wait_child(pid, 0, "child");
 	memset(&q, 0, sizeof(q));
 	q.pathname = (uintptr_t)pbuf;
 	q.pathname_len = sizeof(pbuf);
@@ -655,7 +629,7 @@ TEST(process_exit)
 		if (i % 4 == 2 && pid[i] > 0)
 			kill(pid[i], SIGKILL);
 		snprintf(what, sizeof(what), "child %d", i);
-		wait_child(pid[i], i % 4 == 2 ? SIGKILL : 0, what);
+		t_wait_child(pid[i], i % 4 == 2 ? SIGKILL : 0, what);
 	}
 	if (st == T_PASS) {
 		bool back = stats_wait_le(&base, 10000, &now);
@@ -786,7 +760,7 @@ TEST(process_exit_many)
 	kill(pid, SIGKILL);
 	close(down[1]);
 	down[1] = -1;
-	wait_child(pid, SIGKILL, "child");
+	t_wait_child(pid, SIGKILL, "child");
 	if (st == T_PASS) {
 		bool back = stats_wait_le(&base, 10000, &now);
 
@@ -989,7 +963,7 @@ TEST(exec_releases)
 	}
 	close(down[1]);
 	down[1] = -1;
-	wait_child(pid, 0, "exec'ed child");
+	t_wait_child(pid, 0, "exec'ed child");
 	if (st == T_PASS) {
 		bool back = stats_wait_le(&base, 10000, &now);
 
@@ -1046,7 +1020,7 @@ TEST(vfork_exec)
 	n = read(pfd[0], line, sizeof(line) - 1);
 	if (n > 0)
 		line[n] = 0;
-	wait_child(pid, 0, "exec'ed child");
+	t_wait_child(pid, 0, "exec'ed child");
 	if (EXPECT(sscanf(line, "nr=%ld walk=%ld", &nr, &walk) == 2,
 		   "exec'ed child reported '%s'", line))
 		EXPECT(nr == 0 && walk == 0,

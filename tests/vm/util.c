@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "codectl-test.h"
@@ -878,4 +879,31 @@ pid_t t_fork_child(int (*fn)(void *), void *arg)
 		_exit(rc || t_nr_failed() != before ? 1 : 0);
 	}
 	return pid;
+}
+
+/*
+ * Wait for @pid (a fork or clone child: __WALL); true when it exited 0,
+ * or was killed by @sig if that is non-zero, else the failure is recorded.
+ */
+bool t_wait_child(pid_t pid, int sig, const char *what)
+{
+	int status;
+
+	if (pid <= 0)
+		return false;
+	while (waitpid(pid, &status, __WALL) < 0)
+		if (errno != EINTR) {
+			FAIL("waitpid %s: %m", what);
+			return false;
+		}
+	if (sig && WIFSIGNALED(status) && WTERMSIG(status) == sig)
+		return true;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	if (WIFSIGNALED(status))
+		FAIL("%s: killed by signal %d", what, WTERMSIG(status));
+	else
+		FAIL("%s: exit status %d (its checks failed, see above)", what,
+		     WEXITSTATUS(status));
+	return false;
 }
