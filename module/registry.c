@@ -587,22 +587,17 @@ void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr, size_t *bytes)
  */
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm)
 {
-	struct codectl_set *set = NULL;
-	struct codectl_mm *cmm;
+	struct codectl_mm *cmm = codectl_mm_find(mm);
+	struct codectl_set *set;
 
-	spin_lock(&codectl_mm_table_lock);
-	hash_for_each_possible(codectl_mm_table, cmm, hnode, (unsigned long)mm) {
-		if (cmm->mn.mm != mm)
-			continue;
-		rcu_read_lock();
-		/* A writer may be dropping the array we see: take the next. */
-		do {
-			set = rcu_dereference(cmm->set);
-		} while (set && !refcount_inc_not_zero(&set->ref));
-		rcu_read_unlock();
-		break;
-	}
-	spin_unlock(&codectl_mm_table_lock);
+	if (!cmm)
+		return NULL;
+	rcu_read_lock();
+	/* A writer may be dropping the array we see: take the next. */
+	do {
+		set = rcu_dereference(cmm->set);
+	} while (set && !refcount_inc_not_zero(&set->ref));
+	rcu_read_unlock();
 	return set;
 }
 
