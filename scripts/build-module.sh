@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build codectl.ko for one of the stock kernels in the cache, in a copy of
-# the sources of its own (.cache/build/SERIES), so that builds for several
-# kernels never share objects.  Prints the path of the built module.
+# the sources of its own (.cache/build/SERIES, or $CODECTL_BUILD_DIR/SERIES),
+# so that builds for several kernels (or several work trees) never share
+# objects.  Prints the path of the built module.
 #
 #   scripts/build-module.sh SERIES [extra kbuild arguments, e.g. C=2]
 set -euo pipefail
@@ -13,7 +14,7 @@ series=${1:?usage: build-module.sh SERIES [kbuild args]}
 shift
 cache=${CODECTL_CACHE:-$top/.cache}
 kdir=$("$top/scripts/kernels.sh" kdir "$series")
-out=$cache/build/$series
+out=${CODECTL_BUILD_DIR:-$cache/build}/$series
 
 mkdir -p "$out"
 # Mirror the module's sources (and only them); stale copies are removed.
