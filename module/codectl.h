@@ -12,6 +12,11 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 
+struct file;
+struct inode;
+struct seq_file;
+struct poll_table_struct;
+
 #include <linux/codectl.h>
 
 /**
@@ -101,6 +106,9 @@ struct codectl_stats {
 	atomic_long_t fork_failures;	/* children that got no copy */
 	atomic_long_t unmap_drops;	/* unmaps that dropped registrations */
 	atomic_long_t unmap_nomem;	/* ... all of them, for want of memory */
+	atomic_long_t unwind_tasks;	/* per-task deferred-unwind states */
+	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
+	atomic_long_t trace_records;	/* records queued on open files */
 };
 
 extern struct codectl_stats codectl_stats;
@@ -132,5 +140,58 @@ void codectl_fork_exit(void);
 
 /* ioctl.c */
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/**
+ * struct codectl_trace - a trace being unwound into caller-owned arrays
+ * @ips:	@max pcs
+ * @methods:	@max CODECTL_FRAME_* bytes
+ * @max:	capacity of both, at least 1
+ * @nr:		out: frames found
+ * @stop:	out: CODECTL_STOP_* reason
+ */
+struct codectl_trace {
+	u64 *ips;
+	u8 *methods;
+	unsigned int max;
+	unsigned int nr;
+	unsigned int stop;
+};
+
+/* Module-wide unwinder counters (CODECTL_IOC_UNWIND_STATS, debugfs). */
+struct codectl_unwind_counters {
+	atomic64_t unwinds;
+	atomic64_t frames[8];
+	atomic64_t stops[16];
+	atomic64_t requests;
+	atomic64_t callbacks;
+};
+
+extern struct codectl_unwind_counters codectl_unwind_counters;
+extern unsigned int codectl_max_frames;
+
+/* unwind.c */
+void codectl_unwind_current(struct codectl_trace *t, unsigned int flags);
+long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg);
+int codectl_unwind_show(struct seq_file *m, void *v);
+
+/* deferred.c */
+int codectl_deferred_init(void);
+void codectl_deferred_exit(void);
+
+/* harness.c: CODECTL_IOC_UNWIND_REQUEST and read() on the device */
+int codectl_harness_init(void);
+void codectl_harness_exit(void);
+int codectl_harness_open(struct inode *inode, struct file *file);
+int codectl_harness_release(struct inode *inode, struct file *file);
+ssize_t codectl_harness_read(struct file *file, char __user *buf,
+			     size_t len, loff_t *ppos);
+__poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt);
+long codectl_harness_request(struct file *file, unsigned long arg);
+
+/* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */
+long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg);
+void codectl_selftest_exit(void);
 
 #endif /* CODECTL_INTERNAL_H */

@@ -489,6 +489,18 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct codectl_args args;
 
+	/* Unwinding ioctls: not codectl(2) options, numbers above them. */
+	switch (cmd) {
+	case CODECTL_IOC_UNWIND:
+	case CODECTL_IOC_UNWIND_STATS:
+		return codectl_unwind_ioctl(file, cmd, arg);
+	case CODECTL_IOC_UNWIND_REQUEST:
+		return codectl_harness_request(file, arg);
+	case CODECTL_IOC_SELFTEST_START:
+	case CODECTL_IOC_SELFTEST_STOP:
+		return codectl_selftest_ioctl(file, cmd, arg);
+	}
+
 	/* An option this module lacks is ENOTTY, whatever its argument. */
 	if (_IOC_TYPE(cmd) != CODECTL_IOC_MAGIC ||
 	    cmd != CODECTL_IOC(_IOC_NR(cmd)) ||

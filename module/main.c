@@ -27,11 +27,19 @@ module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
 MODULE_PARM_DESC(validate_sframe,
 		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
 
+unsigned int codectl_max_frames = 512;
+module_param_named(max_frames, codectl_max_frames, uint, 0644);
+MODULE_PARM_DESC(max_frames,
+		 "Frames per deferred user stack trace (default 512, at most 4096); deeper stacks stop with CODECTL_STOP_DEPTH");
+
 struct codectl_stats codectl_stats;
 
 static const struct file_operations codectl_fops = {
 	.owner		= THIS_MODULE,
-	.open		= nonseekable_open,
+	.open		= codectl_harness_open,
+	.release	= codectl_harness_release,
+	.read		= codectl_harness_read,
+	.poll		= codectl_harness_poll,
 	.unlocked_ioctl	= codectl_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
@@ -59,6 +67,9 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 		{ "fork_failures", &codectl_stats.fork_failures },
 		{ "unmap_drops", &codectl_stats.unmap_drops },
 		{ "unmap_nomem", &codectl_stats.unmap_nomem },
+		{ "unwind_tasks", &codectl_stats.unwind_tasks },
+		{ "unwind_works", &codectl_stats.unwind_works },
+		{ "trace_records", &codectl_stats.trace_records },
 	};
 	unsigned int i;
 
@@ -68,6 +79,7 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(codectl_stats);
+DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
 
 static struct dentry *codectl_debugfs;
 
@@ -75,27 +87,45 @@ static int __init codectl_init(void)
 {
 	int ret;
 
+	ret = codectl_deferred_init();
+	if (ret)
+		return ret;
+	ret = codectl_harness_init();
+	if (ret)
+		goto err_deferred;
 	ret = codectl_fork_init();
 	if (ret) {
 		pr_err("codectl: cannot hook fork (%d)\n", ret);
-		return ret;
+		goto err_harness;
 	}
 	ret = misc_register(&codectl_misc);
-	if (ret) {
-		codectl_fork_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_fork;
 	codectl_debugfs = debugfs_create_dir("codectl", NULL);
 	debugfs_create_file("stats", 0444, codectl_debugfs, NULL,
 			    &codectl_stats_fops);
+	debugfs_create_file("unwind", 0444, codectl_debugfs, NULL,
+			    &codectl_unwind_fops);
 	pr_info("codectl: /dev/codectl ready (ABI %d)\n", CODECTL_ABI_VERSION);
 	return 0;
+
+err_fork:
+	codectl_fork_exit();
+err_harness:
+	codectl_harness_exit();
+err_deferred:
+	codectl_deferred_exit();
+	return ret;
 }
 
 static void __exit codectl_exit(void)
 {
 	debugfs_remove_recursive(codectl_debugfs);
 	misc_deregister(&codectl_misc);
+	/* No new requests; wait for the deferred unwinds still queued. */
+	codectl_selftest_exit();
+	codectl_harness_exit();
+	codectl_deferred_exit();
 	/* No new snapshots, and the queued ones have been adopted or dropped. */
 	codectl_fork_exit();
 	codectl_registry_exit();
@@ -106,7 +136,10 @@ static void __exit codectl_exit(void)
 	WARN_ON(atomic_long_read(&codectl_stats.mms) ||
 		atomic_long_read(&codectl_stats.registrations) ||
 		atomic_long_read(&codectl_stats.bytes) ||
-		atomic_long_read(&codectl_stats.sets));
+		atomic_long_read(&codectl_stats.sets) ||
+		atomic_long_read(&codectl_stats.unwind_tasks) ||
+		atomic_long_read(&codectl_stats.unwind_works) ||
+		atomic_long_read(&codectl_stats.trace_records));
 }
 
 module_init(codectl_init);

@@ -422,4 +422,199 @@ struct codectl_sframe_check {
 
 #define CODECTL_SFRAME_CHECK_SIZE_VER0	48
 
+/*
+ * User stack traces.
+ *
+ * The module unwinds a task's user stack in the task's own context, before
+ * it returns to user space: with the SFrame section of the registration
+ * covering each pc, else the JIT tables of a JIT registration, else frame
+ * pointers.  Kernel consumers (other modules, codectl's own tracers) ask for
+ * traces through the deferred-unwind API of <codectl/unwind_deferred.h>.
+ * The ioctls below let a program see what they would get for its own
+ * stack; they are not codectl(2) options, so their numbers lie outside the
+ * option space (_IOC_NR 0x40 and up, other sizes).
+ */
+
+/* Per-frame method (the byte array next to the pcs). */
+#define CODECTL_FRAME_REGS	1	/* frame 0: the user registers */
+#define CODECTL_FRAME_SFRAME	2	/* SFrame rule of the callee */
+#define CODECTL_FRAME_JIT	3	/* JIT table entry of the callee */
+#define CODECTL_FRAME_FP	4	/* frame pointer chain */
+#define CODECTL_FRAME_FP_ENTRY	5	/* frame 1 when frame 0 is at a
+					 * function's entry (no frame yet) */
+#define CODECTL_FRAME_SIGNAL	6	/* registers saved by the kernel in a
+					 * signal frame (rt_sigreturn) */
+
+/* Why an unwind stopped (CODECTL_STOP_*). */
+#define CODECTL_STOP_OUTERMOST	1	/* a table said there is no caller */
+#define CODECTL_STOP_END	2	/* return address or frame pointer 0:
+					 * the usual end of a stack */
+#define CODECTL_STOP_DEPTH	3	/* the frame limit was reached */
+#define CODECTL_STOP_FAULT	4	/* stack memory could not be read */
+#define CODECTL_STOP_SP		5	/* the caller's stack pointer was not
+					 * above the callee's (loop, garbage) */
+#define CODECTL_STOP_ALIGN	6	/* misaligned stack or frame pointer */
+#define CODECTL_STOP_TABLE	7	/* the SFrame section or JIT table in
+					 * user memory was invalid at this pc */
+#define CODECTL_STOP_NO_USER	8	/* no user context: kernel thread,
+					 * exiting task, no address space */
+#define CODECTL_STOP_STALE	9	/* deferred: the task had been back in
+					 * user space since the request */
+#define CODECTL_STOP_NOMEM	10	/* no memory for the trace buffer */
+#define CODECTL_STOP_NR		11	/* not a reason */
+
+/* Largest trace the module produces. */
+#define CODECTL_UNWIND_MAX_FRAMES	4096
+
+/* codectl_unwind_args.flags: methods to leave out (0: use all). */
+#define CODECTL_UNWIND_NO_SFRAME	0x1
+#define CODECTL_UNWIND_NO_JIT		0x2
+#define CODECTL_UNWIND_NO_FP		0x4
+#define CODECTL_UNWIND_FLAGS_ALL	0x7
+
+/**
+ * struct codectl_unwind_args - CODECTL_IOC_UNWIND: unwind my stack now
+ * @ips:	in: __u64 array of @max_frames entries for the pcs
+ * @methods:	in: __u8 array of @max_frames entries for CODECTL_FRAME_*,
+ *		or 0
+ * @max_frames:	in: 1 .. CODECTL_UNWIND_MAX_FRAMES
+ * @flags:	in: CODECTL_UNWIND_NO_* bits
+ * @iterations:	in: unwind this many times (benchmarks; 0 means 1); the
+ *		arrays get the last unwind
+ * @nr:		out: frames found, frame 0 being the pc of the ioctl call
+ * @stop:	out: CODECTL_STOP_* reason the unwind stopped
+ * @__reserved:	in: must be 0
+ * @ns:		out: time spent in the unwinds, in nanoseconds
+ *
+ * The caller's stack as its thread entered the ioctl, unwound synchronously
+ * with the same code the deferred unwinder runs.  Frames past the first
+ * are return addresses (the pc after the call).
+ *
+ * Errors: EINVAL (max_frames out of range, unknown flags, reserved not 0),
+ * EFAULT (an array cannot be written), EINTR (a fatal signal during
+ * @iterations).
+ */
+struct codectl_unwind_args {
+	__u64 ips;
+	__u64 methods;
+	__u32 max_frames;
+	__u32 flags;
+	__u32 iterations;
+	__u32 nr;
+	__u32 stop;
+	__u32 __reserved;
+	__u64 ns;
+};
+
+/**
+ * struct codectl_trace_record - one deferred trace, as read() returns it
+ * @cookie:	the cookie CODECTL_IOC_UNWIND_REQUEST returned; every
+ *		request made during one kernel entry of a thread gets the same
+ *		cookie, and it is never 0
+ * @size:	bytes of this record: the header, @nr __u64 pcs, @nr __u8
+ *		methods, padded to a multiple of 8
+ * @tid:	thread id (in the reader's pid namespace as of the request)
+ * @nr:		frames
+ * @stop:	CODECTL_STOP_* reason the unwind stopped
+ * @lost:	records this file dropped since the previous record read,
+ *		because its queue was full
+ * @__reserved:	0
+ *
+ * CODECTL_IOC_UNWIND_REQUEST (no argument but the cookie it writes)
+ * asks, from the calling thread, for its user stack as it will be when it
+ * returns to user space from the ioctl; the module unwinds it on the way
+ * out through the deferred-unwind API and queues the record on the file
+ * the request was made on (up to 64 records).  read() returns one record
+ * per call: EAGAIN when none is queued and O_NONBLOCK is set (else it
+ * waits; poll() says POLLIN), EINVAL when the buffer cannot hold the next
+ * record (nothing is consumed).  A thread that exits before returning to
+ * user space still gets its record, with nr 0 and stop
+ * CODECTL_STOP_NO_USER.
+ */
+struct codectl_trace_record {
+	__u64 cookie;
+	__u32 size;
+	__u32 tid;
+	__u32 nr;
+	__u32 stop;
+	__u32 lost;
+	__u32 __reserved;
+	/* __u64 ips[nr]; __u8 methods[nr]; padding */
+};
+
+#define CODECTL_TRACE_QUEUE_MAX		64
+
+/**
+ * struct codectl_unwind_stats - CODECTL_IOC_UNWIND_STATS: module-wide
+ *	unwinder counters since load
+ * @unwinds:	unwinds run (synchronous and deferred)
+ * @frames:	frames produced, by CODECTL_FRAME_* (index 0 unused)
+ * @stops:	unwinds ended, by CODECTL_STOP_* (index 0 unused)
+ * @requests:	deferred requests accepted
+ * @callbacks:	deferred callbacks run
+ *
+ * Also in debugfs, codectl/unwind.
+ */
+struct codectl_unwind_stats {
+	__u64 unwinds;
+	__u64 frames[8];
+	__u64 stops[16];
+	__u64 requests;
+	__u64 callbacks;
+};
+
+/**
+ * struct codectl_selftest_args - CODECTL_IOC_SELFTEST_START / _STOP
+ * @period_us:	in (START): hrtimer period, 10 .. 1000000 microseconds
+ * @max_frames:	in (STOP): entries of @ips
+ * @ips:	in (STOP): __u64 array for the last trace delivered, or 0
+ * @irq_requests: out: requests made from the hrtimer (hard IRQ)
+ * @nmi_requests: out: requests made from the self-NMI the hrtimer sends
+ * @irq_callbacks: out: callbacks run for the hrtimer consumer
+ * @nmi_callbacks: out: callbacks run for the NMI consumer
+ * @entries:	out: kernel entries (distinct cookies) that got both callbacks
+ * @cookie_mismatches: out: an NMI request got another cookie than the
+ *		hrtimer request of the same entry, or a callback's cookie
+ *		differed from its request's
+ * @trace_mismatches: out: the two consumers got different traces for one
+ *		cookie
+ * @refused:	out: requests refused (not in a user context, e.g. the timer
+ *		fired while another task ran)
+ * @nr:		out (STOP): frames of the last trace
+ * @stop:	out (STOP): its CODECTL_STOP_* reason
+ *
+ * A kernel self-test of the deferred-unwind API with two consumers, one
+ * requesting from an hrtimer on the caller's CPU while the calling thread
+ * runs, the other from an NMI the timer handler sends to its own CPU.
+ * START arms the timer for the calling thread (pin it to one CPU first);
+ * the thread then runs user code; STOP disarms, waits for callbacks still
+ * queued, and reports.  One self-test runs at a time (EBUSY); both need
+ * CAP_SYS_ADMIN (EPERM).  EOPNOTSUPP when the architecture has no self-NMI.
+ */
+struct codectl_selftest_args {
+	__u32 period_us;
+	__u32 max_frames;
+	__u64 ips;
+	__u64 irq_requests;
+	__u64 nmi_requests;
+	__u64 irq_callbacks;
+	__u64 nmi_callbacks;
+	__u64 entries;
+	__u64 cookie_mismatches;
+	__u64 trace_mismatches;
+	__u64 refused;
+	__u32 nr;
+	__u32 stop;
+};
+
+#define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
+					      struct codectl_unwind_args)
+#define CODECTL_IOC_UNWIND_REQUEST	_IOR(CODECTL_IOC_MAGIC, 0x41, __u64)
+#define CODECTL_IOC_UNWIND_STATS	_IOR(CODECTL_IOC_MAGIC, 0x42, \
+					     struct codectl_unwind_stats)
+#define CODECTL_IOC_SELFTEST_START	_IOW(CODECTL_IOC_MAGIC, 0x43, \
+					     struct codectl_selftest_args)
+#define CODECTL_IOC_SELFTEST_STOP	_IOWR(CODECTL_IOC_MAGIC, 0x44, \
+					      struct codectl_selftest_args)
+
 #endif /* _UAPI_LINUX_CODECTL_H */
