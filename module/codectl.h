@@ -16,6 +16,7 @@ struct file;
 struct inode;
 struct seq_file;
 struct poll_table_struct;
+struct sframe_sec;
 
 #include <linux/codectl.h>
 
@@ -34,6 +35,10 @@ struct poll_table_struct;
  * @sframe_end:	end of it, or 0
  * @unwind_head: first JIT table in user memory (JIT only)
  * @table_end:	end of that table's reserved area (JIT only)
+ * @sframe_copy: the SFrame section copied at registration, or NULL
+ * @sframe_copy_size: its bytes
+ * @sframe_sec:	the copy, checked and ready for lookups, or NULL (then the
+ *		unwinder reads the section in user memory)
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
@@ -56,6 +61,9 @@ struct codectl_reg {
 	u64 sframe_end;
 	u64 unwind_head;
 	u64 table_end;
+	u8 *sframe_copy;
+	u64 sframe_copy_size;
+	struct sframe_sec *sframe_sec;
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
@@ -117,6 +125,7 @@ extern struct codectl_stats codectl_stats;
 extern unsigned int codectl_max_registrations;
 extern unsigned long codectl_max_bytes;
 extern bool codectl_validate_sframe;
+extern unsigned long codectl_sframe_copy_max;
 
 /* registry.c */
 struct codectl_mm *codectl_mm_find(struct mm_struct *mm);
@@ -128,6 +137,7 @@ struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr);
 void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
 		      size_t *bytes);
 void codectl_reg_put(struct codectl_reg *reg);
+void codectl_reg_drop_sframe_copy(struct codectl_reg *reg);
 void codectl_set_put(struct codectl_set *set);
 bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
@@ -140,6 +150,9 @@ void codectl_fork_exit(void);
 
 /* ioctl.c */
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
+bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
+struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr);
 
 /**
  * struct codectl_trace - a trace being unwound into caller-owned arrays

@@ -123,8 +123,17 @@ CODECTL_SAME_CODE(E_FRE_FLEX);
 CODECTL_SAME_CODE(E_FRE_TOTAL);
 CODECTL_SAME_CODE(E_FRE_RANGE);
 
-/* The decoder's reader for a section in the caller's memory. */
-static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
+/**
+ * codectl_sframe_read() - the decoder's reader for a section in the
+ *	caller's memory
+ * @ctx:	the struct sframe_sec being read
+ * @off:	offset in the section
+ * @dst:	where the bytes go
+ * @len:	how many
+ *
+ * Return: 0, or -1 when the memory cannot be read.
+ */
+int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 {
 	const struct sframe_sec *sec = ctx;
 
@@ -139,6 +148,17 @@ static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
  * gets the header's version and counts.
  * Return: SFRAME_OK or the decoder's enum sframe_err code.
  */
+/* The checks after the header's, on a section ready for lookups. */
+static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
+				u64 text_end, bool full)
+{
+	if (sec->hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
+		return SFRAME_E_ABI;
+	sec->text_start = text_start;
+	sec->text_end = text_end;
+	return full ? sframe_validate(sec) : SFRAME_OK;
+}
+
 static int codectl_sframe_verdict(u64 start, u64 end, u64 text_start,
 				  u64 text_end, bool full,
 				  struct codectl_sframe_check *check)
@@ -155,30 +175,65 @@ static int codectl_sframe_verdict(u64 start, u64 end, u64 text_start,
 		check->num_fdes = sec.hdr.num_fdes;
 		check->num_fres = sec.hdr.num_fres;
 	}
-	if (sec.hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
-		return SFRAME_E_ABI;
-	sec.text_start = text_start;
-	sec.text_end = text_end;
-	return full ? sframe_validate(&sec) : SFRAME_OK;
+	return codectl_sframe_judge(&sec, text_start, text_end, full);
 }
 
 /*
  * The SFrame checks of registration (full walk unless validate_sframe is
- * off).  Return: 0, -EFAULT when the section cannot be read, -ENOEXEC when
- * it is refused.
+ * off).  A section of at most sframe_copy_max bytes is copied into the
+ * registration first and the copy is what is checked and, later, unwound
+ * with; a larger or partly unreadable one is checked, and later read, in
+ * user memory.  Return: 0, -EFAULT when the section cannot be read,
+ * -ENOEXEC when it is refused, -ENOMEM.
  */
-static int codectl_check_sframe(u64 start, u64 end, u64 text_start,
-				u64 text_end)
+static int codectl_check_sframe(struct codectl_reg *reg)
 {
+	u64 size = reg->sframe_end - reg->sframe_start;
+	bool full = READ_ONCE(codectl_validate_sframe);
+	struct sframe_sec *sec;
+	u8 *copy = NULL;
 	int err;
 
-	err = codectl_sframe_verdict(start, end, text_start, text_end,
-				     READ_ONCE(codectl_validate_sframe), NULL);
+	if (size <= READ_ONCE(codectl_sframe_copy_max)) {
+		copy = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+		sec = kmalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
+		if (!copy || !sec) {
+			kvfree(copy);
+			kfree(sec);
+			return -ENOMEM;
+		}
+		if (copy_from_user(copy, u64_to_user_ptr(reg->sframe_start),
+				   size)) {
+			kvfree(copy);
+			kfree(sec);
+			copy = NULL;
+		}
+	}
+	if (copy) {
+		err = sframe_init(sec, reg->sframe_start, size, copy, NULL,
+				  NULL);
+		if (!err)
+			err = codectl_sframe_judge(sec, reg->text_start,
+						   reg->text_end, full);
+		if (err) {
+			kvfree(copy);
+			kfree(sec);
+		} else {
+			reg->sframe_copy = copy;
+			reg->sframe_copy_size = size;
+			reg->sframe_sec = sec;
+		}
+	} else {
+		err = codectl_sframe_verdict(reg->sframe_start,
+					     reg->sframe_end, reg->text_start,
+					     reg->text_end, full, NULL);
+	}
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
 	if (err) {
 		pr_debug("codectl: pid %d: SFrame at %llx refused: %s\n",
-			 task_pid_nr(current), start, sframe_strerror(err));
+			 task_pid_nr(current), reg->sframe_start,
+			 sframe_strerror(err));
 		return -ENOEXEC;
 	}
 	return 0;
@@ -286,18 +341,36 @@ static long codectl_register_elf(const struct codectl_args *args)
 		goto out;
 	}
 	if (info.sframe_start) {
-		ret = codectl_check_sframe(info.sframe_start, info.sframe_end,
-					   info.text_start, info.text_end);
+		ret = codectl_check_sframe(reg);
 		if (ret)
 			goto out;
 	}
 
 	ret = codectl_add(reg);
+	if (ret == -ENOMEM && reg->sframe_copy) {
+		/* Over max_bytes with the copy: unwind from user memory. */
+		codectl_reg_drop_sframe_copy(reg);
+		ret = codectl_add(reg);
+	}
 	if (!ret)
 		return 0;
 out:
 	codectl_reg_put(reg);
 	return ret;
+}
+
+/**
+ * codectl_jit_table_ok() - is a JIT unwind table header well formed?
+ * @tab:	a copy of the header
+ *
+ * Return: true when its entry sizes, stride and lengths are consistent.
+ */
+bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab)
+{
+	return tab->fre_size >= CODECTL_JIT_FRE_SIZE_VER0 &&
+	       tab->fre_stride >= tab->fre_size && !(tab->fre_stride % 4) &&
+	       !(tab->reserved_len % tab->fre_stride) &&
+	       tab->used_len <= tab->reserved_len && !tab->__reserved;
 }
 
 /*
@@ -310,10 +383,7 @@ static int codectl_check_jit_table(u64 head, u64 *end)
 
 	if (copy_from_user(&tab, u64_to_user_ptr(head), sizeof(tab)))
 		return -EFAULT;
-	if (tab.fre_size < CODECTL_JIT_FRE_SIZE_VER0 ||
-	    tab.fre_stride < tab.fre_size || tab.fre_stride % 4 ||
-	    tab.reserved_len % tab.fre_stride ||
-	    tab.used_len > tab.reserved_len || tab.__reserved)
+	if (!codectl_jit_table_ok(&tab))
 		return -EINVAL;
 	if (check_add_overflow(head, (u64)sizeof(tab), end) ||
 	    check_add_overflow(*end, tab.reserved_len, end))

@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 
 #include "codectl.h"
+#include "sframe.h"
 
 #define CODECTL_MM_HASH_BITS	8
 
@@ -79,7 +80,23 @@ void codectl_reg_put(struct codectl_reg *reg)
 	atomic_long_dec(&codectl_stats.registrations);
 	kfree(reg->pathname);
 	kfree(reg->debug_link);
+	codectl_reg_drop_sframe_copy(reg);
 	kfree(reg);
+}
+
+/**
+ * codectl_reg_drop_sframe_copy() - free a registration's SFrame copy
+ * @reg:	a registration not yet inserted (or being freed)
+ *
+ * The unwinder then reads the section in user memory.
+ */
+void codectl_reg_drop_sframe_copy(struct codectl_reg *reg)
+{
+	kvfree(reg->sframe_copy);
+	kfree(reg->sframe_sec);
+	reg->sframe_copy = NULL;
+	reg->sframe_sec = NULL;
+	reg->sframe_copy_size = 0;
 }
 
 /* Kernel memory a registration holds, counted against max_bytes. */
@@ -91,6 +108,8 @@ static u32 codectl_reg_size(const struct codectl_reg *reg)
 		size += strlen(reg->pathname) + 1;
 	if (reg->debug_link)
 		size += strlen(reg->debug_link) + 1;
+	if (reg->sframe_sec)
+		size += sizeof(*reg->sframe_sec) + reg->sframe_copy_size;
 	return size;
 }
 
@@ -230,6 +249,22 @@ static unsigned int codectl_set_search(const struct codectl_set *set, u64 addr)
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+/**
+ * codectl_set_find() - the registration whose text holds an address
+ * @set:	registrations, held by the caller
+ * @addr:	user address
+ *
+ * Return: the registration (no reference taken), or NULL.
+ */
+struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr)
+{
+	unsigned int at = codectl_set_search(set, addr);
+
+	if (at < set->nr && set->regs[at]->text_start <= addr)
+		return set->regs[at];
+	return NULL;
 }
 
 static struct codectl_set *codectl_mm_set(struct codectl_mm *cmm)
