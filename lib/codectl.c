@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -19,7 +20,7 @@
  */
 static int codectl_fd = -1;
 
-int codectl_get_fd(void)
+CODECTL_EXPORT int codectl_get_fd(void)
 {
 	int fd, expected = -1;
 
@@ -127,4 +128,58 @@ CODECTL_EXPORT int codectl_version(struct codectl_version *version)
 CODECTL_EXPORT int codectl_check_sframe(struct codectl_sframe_check *check)
 {
 	return codectl(CODECTL_CHECK_SFRAME, check, sizeof(*check), 0);
+}
+
+/*
+ * The unwinding ioctls, issued with the syscall instruction inside
+ * libcodectl (built with SFrame) rather than through the C library's
+ * ioctl(): the kernel unwinds from the pc of that instruction, and a C
+ * library without SFrame or frame pointers (Debian's, for one) would hide
+ * every caller behind its ioctl() frame.
+ */
+static long codectl_raw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile ("syscall"
+			  : "=a" (ret)
+			  : "0" ((long)SYS_ioctl), "D" ((long)fd), "S" (cmd),
+			    "d" (arg)
+			  : "rcx", "r11", "memory");
+	if (ret < 0 && ret > -4096) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+#else
+	return ioctl(fd, cmd, arg);
+#endif
+}
+
+CODECTL_EXPORT int codectl_unwind_self(struct codectl_unwind_args *args)
+{
+	int fd = codectl_get_fd();
+
+	if (fd < 0)
+		return -1;
+	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND, args);
+}
+
+CODECTL_EXPORT int codectl_unwind_request(uint64_t *cookie)
+{
+	int fd = codectl_get_fd();
+
+	if (fd < 0)
+		return -1;
+	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie);
+}
+
+CODECTL_EXPORT int codectl_unwind_stats(struct codectl_unwind_stats *stats)
+{
+	int fd = codectl_get_fd();
+
+	if (fd < 0)
+		return -1;
+	return ioctl(fd, CODECTL_IOC_UNWIND_STATS, stats);
 }

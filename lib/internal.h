@@ -8,7 +8,5 @@
 /* Everything is hidden (-fvisibility=hidden) except what is marked. */
 #define CODECTL_EXPORT	__attribute__((visibility("default")))
 
-/* The process-wide descriptor of the device, opened on first use. */
-int codectl_get_fd(void);
 
 #endif /* LIBCODECTL_INTERNAL_H */

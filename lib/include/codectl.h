@@ -55,6 +55,14 @@ int codectl(unsigned int option, void *info, size_t info_size,
 int codectl_set_fd(int fd);
 
 /*
+ * codectl_get_fd - the library's descriptor of the device, opened on first
+ * use (O_RDWR | O_CLOEXEC)
+ *
+ * Returns it, or -1 with errno (ENODEV when there is no device node).
+ */
+int codectl_get_fd(void);
+
+/*
  * codectl_close - close the library's descriptor of the device, if any
  *
  * The next call opens the device again.  Registrations are not affected
@@ -71,6 +79,29 @@ int codectl_unregister(uint64_t text_start, uint64_t text_end);
 int codectl_query(struct codectl_query_info *info);
 int codectl_version(struct codectl_version *version);
 int codectl_check_sframe(struct codectl_sframe_check *check);
+
+/*
+ * codectl_unwind_self - the caller's own user stack, unwound by the kernel
+ * @args:	struct codectl_unwind_args (uapi/linux/codectl.h)
+ *
+ * Frame 0 is inside this function (libcodectl issues the system call
+ * itself, so the unwind does not start in a C library without unwind
+ * tables); frame 1 is its caller.  Returns 0 or -1 with errno.
+ */
+int codectl_unwind_self(struct codectl_unwind_args *args);
+
+/*
+ * codectl_unwind_request - ask for a deferred trace of the caller's stack
+ * @cookie:	out: the request's cookie
+ *
+ * The record (struct codectl_trace_record) is queued on the library's
+ * descriptor, codectl_get_fd(): read(2) it there once this call returned.
+ * Returns 0 or -1 with errno.
+ */
+int codectl_unwind_request(uint64_t *cookie);
+
+/* codectl_unwind_stats - the module's unwinder counters. */
+int codectl_unwind_stats(struct codectl_unwind_stats *stats);
 
 /*
  * Storage for the strings a struct codectl_elf_info built by

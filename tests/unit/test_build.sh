@@ -16,6 +16,7 @@ API="codectl
 codectl_check_sframe
 codectl_close
 codectl_elf_info_from_phdr
+codectl_get_fd
 codectl_query
 codectl_register_elf
 codectl_register_jit
@@ -24,6 +25,9 @@ codectl_register_self
 codectl_set_fd
 codectl_unregister
 codectl_unregister_object
+codectl_unwind_request
+codectl_unwind_self
+codectl_unwind_stats
 codectl_version"
 
 n=0
