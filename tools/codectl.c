@@ -7,6 +7,8 @@
  *   codectl self             register this program's own loaded objects
  *                            through libcodectl and list what the kernel
  *                            now holds for it
+ *   codectl unwind           the unwinder's counters: unwinds, frames by
+ *                            method, stops by reason (any user)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -110,9 +112,35 @@ static int cmd_self(void)
 	return list_registrations();
 }
 
+static int cmd_unwind(void)
+{
+	static const char *const frames[] = {
+		NULL, "regs", "sframe", "jit", "fp", "fp_entry", "signal",
+	};
+	static const char *const stops[] = {
+		NULL, "outermost", "end", "depth", "fault", "sp", "align",
+		"table", "no_user", "stale", "nomem",
+	};
+	struct codectl_unwind_stats s;
+	unsigned int i;
+
+	if (codectl_unwind_stats(&s))
+		return fail("unwind stats");
+	printf("unwinds   %" PRIu64 "\n", (uint64_t)s.unwinds);
+	printf("requests  %" PRIu64 "\n", (uint64_t)s.requests);
+	printf("callbacks %" PRIu64 "\n", (uint64_t)s.callbacks);
+	for (i = 1; i < sizeof(frames) / sizeof(frames[0]); i++)
+		printf("frames_%s %" PRIu64 "\n", frames[i],
+		       (uint64_t)s.frames[i]);
+	for (i = 1; i < sizeof(stops) / sizeof(stops[0]); i++)
+		printf("stop_%s %" PRIu64 "\n", stops[i],
+		       (uint64_t)s.stops[i]);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage: codectl version | stats | self\n", f);
+	fputs("usage: codectl version | stats | self | unwind\n", f);
 }
 
 int main(int argc, char **argv)
@@ -127,6 +155,8 @@ int main(int argc, char **argv)
 		return cmd_stats();
 	if (!strcmp(argv[1], "self"))
 		return cmd_self();
+	if (!strcmp(argv[1], "unwind"))
+		return cmd_unwind();
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;
