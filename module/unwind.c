@@ -12,8 +12,8 @@
  *  2. its SFrame section (the copy made at registration, else decoded in
  *     place in user memory by sframe.c, which re-checks every byte it
  *     reads), or its JIT tables;
- *  3. else the kernel's signal trampoline, recognised by its code, whose
- *     frame holds the interrupted registers;
+ *  3. else the signal trampoline (a handler's sa_restorer, checked by its
+ *     code), whose frame holds the interrupted registers;
  *  4. else frame pointers, with the function-entry cases of the innermost
  *     frame.
  *
@@ -82,6 +82,9 @@ struct codectl_sec_cache {
  * @flags:	CODECTL_UNWIND_NO_* bits
  * @cache:	the last registrations' SFrame sections
  * @next:	the cache slot to fill next
+ * @nr_restorers: entries of @restorers, or -1 before they are looked up
+ * @restorers:	the distinct signal-return trampolines the task's signal
+ *		handlers return to
  * @frames:	frames found, by CODECTL_FRAME_*
  */
 struct codectl_walk {
@@ -89,6 +92,8 @@ struct codectl_walk {
 	unsigned int flags;
 	struct codectl_sec_cache cache[2];
 	unsigned int next;
+	int nr_restorers;
+	u64 restorers[4];
 	u32 frames[8];
 };
 
@@ -130,18 +135,58 @@ static const u8 codectl_sigreturn_code[9] = {
 #define SIGFRAME_RSP	(40 + 15 * 8)
 #define SIGFRAME_RIP	(40 + 16 * 8)
 
-/* Is @ip the trampoline's first instruction (or, if @exact, its syscall)? */
-static bool codectl_at_sigreturn(const struct codectl_uframe *f)
+/*
+ * The trampolines the task's handlers return to (sa_restorer, which x86-64
+ * requires), so that only a pc equal to one of them costs a read of its
+ * code.  Read without the siglock: a handler changing meanwhile can only
+ * make a frame miss the check, and the code is checked anyway.
+ */
+static void codectl_walk_restorers(struct codectl_walk *w)
+{
+	struct k_sigaction *ka;
+	int i, j;
+
+	w->nr_restorers = 0;
+	rcu_read_lock();
+	ka = rcu_dereference(current->sighand)->action;
+	for (i = 0; i < _NSIG; i++) {
+		u64 r = (u64)(uintptr_t)READ_ONCE(ka[i].sa.sa_restorer);
+
+		if (!(READ_ONCE(ka[i].sa.sa_flags) & SA_RESTORER) || !r)
+			continue;
+		for (j = 0; j < w->nr_restorers && w->restorers[j] != r; j++)
+			;
+		if (j == w->nr_restorers &&
+		    w->nr_restorers < ARRAY_SIZE(w->restorers))
+			w->restorers[w->nr_restorers++] = r;
+	}
+	rcu_read_unlock();
+}
+
+static bool codectl_is_sigreturn_code(u64 addr)
 {
 	u8 code[sizeof(codectl_sigreturn_code)];
 
-	if (!copy_from_user(code, u64_to_user_ptr(f->ip), sizeof(code)) &&
-	    !memcmp(code, codectl_sigreturn_code, sizeof(code)))
-		return true;
-	/* Interrupted between the mov and the syscall. */
-	return f->exact && f->ip >= 7 &&
-	       !copy_from_user(code, u64_to_user_ptr(f->ip - 7), sizeof(code)) &&
+	return !copy_from_user(code, u64_to_user_ptr(addr), sizeof(code)) &&
 	       !memcmp(code, codectl_sigreturn_code, sizeof(code));
+}
+
+/* Is @f->ip the trampoline's first instruction (or, if exact, its syscall)? */
+static bool codectl_at_sigreturn(struct codectl_walk *w,
+				 const struct codectl_uframe *f)
+{
+	int i;
+
+	if (w->nr_restorers < 0)
+		codectl_walk_restorers(w);
+	for (i = 0; i < w->nr_restorers; i++) {
+		if (f->ip == w->restorers[i])
+			return codectl_is_sigreturn_code(f->ip);
+		/* Interrupted between the mov and the syscall. */
+		if (f->exact && f->ip == w->restorers[i] + 7)
+			return codectl_is_sigreturn_code(f->ip - 7);
+	}
+	return false;
 }
 
 /* The interrupted frame, from the signal frame at @f->sp. */
@@ -497,7 +542,7 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 		ret = codectl_step_jit(reg, f, pc, method);
 	if (ret != STEP_NO_RULE)
 		return ret;
-	if (codectl_at_sigreturn(f)) {
+	if (codectl_at_sigreturn(w, f)) {
 		*method = CODECTL_FRAME_SIGNAL;
 		return codectl_step_signal(f);
 	}
@@ -532,7 +577,7 @@ static void codectl_walk_done(struct codectl_walk *w, struct codectl_trace *t)
 void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	struct codectl_walk w = { .flags = flags };
+	struct codectl_walk w = { .flags = flags, .nr_restorers = -1 };
 	struct codectl_uframe f;
 	unsigned int method = CODECTL_FRAME_REGS;
 	int ret;
