@@ -213,6 +213,18 @@ static int codectl_step_signal(struct codectl_uframe *f)
 
 /* ---- SFrame ---------------------------------------------------------- */
 
+/* pt_regs offsets of the x86-64 DWARF registers 0-15 (6, 7: rbp, rsp). */
+static const unsigned int codectl_dwarf_regs[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
 /* The value of a rule's base register in frame @f, at CFA @cfa. */
 static int codectl_base_value(const struct codectl_uframe *f, u16 base,
 			      u64 cfa, u64 *val)
@@ -231,26 +243,11 @@ static int codectl_base_value(const struct codectl_uframe *f, u16 base,
 		return STEP_OK;
 	}
 	/* Other registers are known only in the innermost frame. */
-	if (!f->regs)
+	if (!f->regs || base >= ARRAY_SIZE(codectl_dwarf_regs) ||
+	    base == DWARF_RBP || base == DWARF_RSP)
 		return CODECTL_STOP_TABLE;
-	switch (base) {
-	case 0: *val = f->regs->ax; break;
-	case 1: *val = f->regs->dx; break;
-	case 2: *val = f->regs->cx; break;
-	case 3: *val = f->regs->bx; break;
-	case 4: *val = f->regs->si; break;
-	case 5: *val = f->regs->di; break;
-	case 8: *val = f->regs->r8; break;
-	case 9: *val = f->regs->r9; break;
-	case 10: *val = f->regs->r10; break;
-	case 11: *val = f->regs->r11; break;
-	case 12: *val = f->regs->r12; break;
-	case 13: *val = f->regs->r13; break;
-	case 14: *val = f->regs->r14; break;
-	case 15: *val = f->regs->r15; break;
-	default:
-		return CODECTL_STOP_TABLE;
-	}
+	*val = regs_get_register((struct pt_regs *)f->regs,
+				 codectl_dwarf_regs[base]);
 	return STEP_OK;
 }
 
@@ -274,8 +271,8 @@ static int codectl_loc_value(const struct codectl_uframe *f,
 	return CODECTL_STOP_TABLE;
 }
 
-static const struct sframe_sec *codectl_walk_sec(struct codectl_walk *w,
-					   const struct codectl_reg *reg)
+static const struct sframe_sec *
+codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 {
 	struct codectl_sec_cache *c;
 	unsigned int i;

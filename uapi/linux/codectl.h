@@ -435,32 +435,50 @@ struct codectl_sframe_check {
  * option space (_IOC_NR 0x40 and up, other sizes).
  */
 
-/* Per-frame method (the byte array next to the pcs). */
-#define CODECTL_FRAME_REGS	1	/* frame 0: the user registers */
-#define CODECTL_FRAME_SFRAME	2	/* SFrame rule of the callee */
-#define CODECTL_FRAME_JIT	3	/* JIT table entry of the callee */
-#define CODECTL_FRAME_FP	4	/* frame pointer chain */
-#define CODECTL_FRAME_FP_ENTRY	5	/* frame 1 when frame 0 is at a
-					 * function's entry (no frame yet) */
-#define CODECTL_FRAME_SIGNAL	6	/* registers saved by the kernel in a
-					 * signal frame (rt_sigreturn) */
+/*
+ * Per-frame method (the byte array next to the pcs): how the frame's pc
+ * was found.
+ *   REGS      frame 0: the user registers
+ *   SFRAME    the SFrame rule of the callee
+ *   JIT       the JIT table entry of the callee
+ *   FP        the frame pointer chain
+ *   FP_ENTRY  frame 1 when frame 0 has no frame of its own yet (at a
+ *             function's entry, or in a leaf system call wrapper)
+ *   SIGNAL    the registers the kernel saved in a signal frame
+ */
+#define CODECTL_FRAME_REGS	1
+#define CODECTL_FRAME_SFRAME	2
+#define CODECTL_FRAME_JIT	3
+#define CODECTL_FRAME_FP	4
+#define CODECTL_FRAME_FP_ENTRY	5
+#define CODECTL_FRAME_SIGNAL	6
 
-/* Why an unwind stopped (CODECTL_STOP_*). */
-#define CODECTL_STOP_OUTERMOST	1	/* a table said there is no caller */
-#define CODECTL_STOP_END	2	/* return address or frame pointer 0:
-					 * the usual end of a stack */
-#define CODECTL_STOP_DEPTH	3	/* the frame limit was reached */
-#define CODECTL_STOP_FAULT	4	/* stack memory could not be read */
-#define CODECTL_STOP_SP		5	/* the caller's stack pointer was not
-					 * above the callee's (loop, garbage) */
-#define CODECTL_STOP_ALIGN	6	/* misaligned stack or frame pointer */
-#define CODECTL_STOP_TABLE	7	/* the SFrame section or JIT table in
-					 * user memory was invalid at this pc */
-#define CODECTL_STOP_NO_USER	8	/* no user context: kernel thread,
-					 * exiting task, no address space */
-#define CODECTL_STOP_STALE	9	/* deferred: the task had been back in
-					 * user space since the request */
-#define CODECTL_STOP_NOMEM	10	/* no memory for the trace buffer */
+/*
+ * Why an unwind stopped (CODECTL_STOP_*).
+ *   OUTERMOST  an unwind table said there is no caller
+ *   END        return address or frame pointer 0: the usual end
+ *   DEPTH      the frame limit was reached
+ *   FAULT      stack memory could not be read
+ *   SP         implausible caller frame: its stack pointer not above the
+ *              callee's (loop, garbage), or its pc not a user address
+ *   ALIGN      misaligned stack or frame pointer
+ *   TABLE      the SFrame section or JIT table was invalid at this pc, or
+ *              frame pointers were excluded and no table covered it
+ *   NO_USER    no user context: kernel thread, exiting task, no mm
+ *   STALE      deferred: the task had been back in user space since the
+ *              request
+ *   NOMEM      no memory for the trace buffer
+ */
+#define CODECTL_STOP_OUTERMOST	1
+#define CODECTL_STOP_END	2
+#define CODECTL_STOP_DEPTH	3
+#define CODECTL_STOP_FAULT	4
+#define CODECTL_STOP_SP		5
+#define CODECTL_STOP_ALIGN	6
+#define CODECTL_STOP_TABLE	7
+#define CODECTL_STOP_NO_USER	8
+#define CODECTL_STOP_STALE	9
+#define CODECTL_STOP_NOMEM	10
 #define CODECTL_STOP_NR		11	/* not a reason */
 
 /* Largest trace the module produces. */
