@@ -16,7 +16,7 @@ struct file;
 struct inode;
 struct seq_file;
 struct poll_table_struct;
-struct sframe_sec;
+struct sframe_flat;
 
 #include <linux/codectl.h>
 
@@ -35,10 +35,10 @@ struct sframe_sec;
  * @sframe_end:	end of it, or 0
  * @unwind_head: first JIT table in user memory (JIT only)
  * @table_end:	end of that table's reserved area (JIT only)
- * @sframe_copy: the SFrame section copied at registration, or NULL
- * @sframe_copy_size: its bytes
- * @sframe_sec:	the copy, checked and ready for lookups, or NULL (then the
- *		unwinder reads the section in user memory)
+ * @sframe_flat: the SFrame section's flat lookup table, built at
+ *		registration from a checked copy, or NULL (then the unwinder
+ *		decodes the section in user memory)
+ * @sframe_flat_size: bytes it holds
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
@@ -61,9 +61,8 @@ struct codectl_reg {
 	u64 sframe_end;
 	u64 unwind_head;
 	u64 table_end;
-	u8 *sframe_copy;
-	u64 sframe_copy_size;
-	struct sframe_sec *sframe_sec;
+	struct sframe_flat *sframe_flat;
+	u32 sframe_flat_size;
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
@@ -125,7 +124,7 @@ extern struct codectl_stats codectl_stats;
 extern unsigned int codectl_max_registrations;
 extern unsigned long codectl_max_bytes;
 extern bool codectl_validate_sframe;
-extern unsigned long codectl_sframe_copy_max;
+extern unsigned long codectl_sframe_flat_max;
 
 /* registry.c */
 struct codectl_mm *codectl_mm_find(struct mm_struct *mm);
@@ -137,7 +136,7 @@ struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr);
 void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
 		      size_t *bytes);
 void codectl_reg_put(struct codectl_reg *reg);
-void codectl_reg_drop_sframe_copy(struct codectl_reg *reg);
+void codectl_reg_drop_sframe_flat(struct codectl_reg *reg);
 void codectl_set_put(struct codectl_set *set);
 bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
@@ -191,6 +190,7 @@ int codectl_unwind_show(struct seq_file *m, void *v);
 /* deferred.c */
 int codectl_deferred_init(void);
 void codectl_deferred_exit(void);
+void codectl_deferred_flush(void);
 
 /* harness.c: CODECTL_IOC_UNWIND_REQUEST and read() on the device */
 int codectl_harness_init(void);

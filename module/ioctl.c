@@ -178,51 +178,102 @@ static int codectl_sframe_verdict(u64 start, u64 end, u64 text_start,
 	return codectl_sframe_judge(&sec, text_start, text_end, full);
 }
 
+/* Distinct rules a flat table may have (real sections have tens). */
+#define CODECTL_FLAT_MAX_RULES	4096
+#define CODECTL_FLAT_HASH_BITS	13
+
+/*
+ * Build the flat lookup table of a checked copy of a section into @reg.
+ * Return: 0, or -ENOMEM / -E2BIG when the section gets none (it is then
+ * decoded in user memory at each unwind).
+ */
+static int codectl_sframe_flatten(struct codectl_reg *reg,
+				  const struct sframe_sec *sec)
+{
+	struct sframe_flat *flat;
+	struct sframe_rule *rules;
+	u32 *hash, n;
+	int ret = -ENOMEM;
+
+	if (sframe_flat_count(sec, &n) || n > U32_MAX / 8)
+		return -E2BIG;
+	flat = kzalloc(sizeof(*flat), GFP_KERNEL_ACCOUNT);
+	if (!flat)
+		return -ENOMEM;
+	/* From here on codectl_reg_drop_sframe_flat() frees what there is. */
+	reg->sframe_flat = flat;
+	rules = kvmalloc_array(CODECTL_FLAT_MAX_RULES, sizeof(*rules),
+			       GFP_KERNEL);
+	hash = kvmalloc_array(1U << CODECTL_FLAT_HASH_BITS, sizeof(*hash),
+			      GFP_KERNEL);
+	flat->offs = kvmalloc_array(n, sizeof(*flat->offs), GFP_KERNEL_ACCOUNT);
+	flat->rule_of = kvmalloc_array(n, sizeof(*flat->rule_of),
+				       GFP_KERNEL_ACCOUNT);
+	if (!rules || !hash || !flat->offs || !flat->rule_of)
+		goto out;
+	flat->rules = rules;
+	if (sframe_flat_build(sec, flat, n, CODECTL_FLAT_MAX_RULES, hash,
+			      CODECTL_FLAT_HASH_BITS)) {
+		ret = -E2BIG;
+		goto out;
+	}
+	/* Keep only the rules used. */
+	flat->rules = kvmalloc_array(max(flat->nr_rules, 1U), sizeof(*rules),
+				     GFP_KERNEL_ACCOUNT);
+	if (!flat->rules)
+		goto out;
+	memcpy(flat->rules, rules, flat->nr_rules * sizeof(*rules));
+	reg->sframe_flat_size = sizeof(*flat) +
+		n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
+		flat->nr_rules * sizeof(*rules);
+	ret = 0;
+out:
+	/* The scratch rules are freed below, not with the table. */
+	if (flat->rules == rules)
+		flat->rules = NULL;
+	if (ret)
+		codectl_reg_drop_sframe_flat(reg);
+	kvfree(rules);
+	kvfree(hash);
+	return ret;
+}
+
 /*
  * The SFrame checks of registration (full walk unless validate_sframe is
- * off).  A section of at most sframe_copy_max bytes is copied into the
- * registration first and the copy is what is checked and, later, unwound
- * with; a larger or partly unreadable one is checked, and later read, in
- * user memory.  Return: 0, -EFAULT when the section cannot be read,
- * -ENOEXEC when it is refused, -ENOMEM.
+ * off).  A section of at most sframe_flat_max bytes is copied, checked as
+ * copied, and turned into the registration's flat lookup table; a larger
+ * or partly unreadable one is checked, and later decoded, in user memory.
+ * Return: 0, -EFAULT when the section cannot be read, -ENOEXEC when it is
+ * refused, -ENOMEM.
  */
 static int codectl_check_sframe(struct codectl_reg *reg)
 {
 	u64 size = reg->sframe_end - reg->sframe_start;
 	bool full = READ_ONCE(codectl_validate_sframe);
-	struct sframe_sec *sec;
+	struct sframe_sec sec;
 	u8 *copy = NULL;
 	int err;
 
-	if (size <= READ_ONCE(codectl_sframe_copy_max)) {
-		copy = kvmalloc(size, GFP_KERNEL_ACCOUNT);
-		sec = kmalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
-		if (!copy || !sec) {
-			kvfree(copy);
-			kfree(sec);
+	if (size <= READ_ONCE(codectl_sframe_flat_max)) {
+		copy = kvmalloc(size, GFP_KERNEL);
+		if (!copy)
 			return -ENOMEM;
-		}
 		if (copy_from_user(copy, u64_to_user_ptr(reg->sframe_start),
 				   size)) {
 			kvfree(copy);
-			kfree(sec);
 			copy = NULL;
 		}
 	}
 	if (copy) {
-		err = sframe_init(sec, reg->sframe_start, size, copy, NULL,
+		err = sframe_init(&sec, reg->sframe_start, size, copy, NULL,
 				  NULL);
 		if (!err)
-			err = codectl_sframe_judge(sec, reg->text_start,
+			err = codectl_sframe_judge(&sec, reg->text_start,
 						   reg->text_end, full);
-		if (err) {
-			kvfree(copy);
-			kfree(sec);
-		} else {
-			reg->sframe_copy = copy;
-			reg->sframe_copy_size = size;
-			reg->sframe_sec = sec;
-		}
+		/* No table (too many rules, no memory): decode in place. */
+		if (!err)
+			codectl_sframe_flatten(reg, &sec);
+		kvfree(copy);
 	} else {
 		err = codectl_sframe_verdict(reg->sframe_start,
 					     reg->sframe_end, reg->text_start,
@@ -347,9 +398,9 @@ static long codectl_register_elf(const struct codectl_args *args)
 	}
 
 	ret = codectl_add(reg);
-	if (ret == -ENOMEM && reg->sframe_copy) {
-		/* Over max_bytes with the copy: unwind from user memory. */
-		codectl_reg_drop_sframe_copy(reg);
+	if (ret == -ENOMEM && reg->sframe_flat) {
+		/* Over max_bytes with the table: decode in user memory. */
+		codectl_reg_drop_sframe_flat(reg);
 		ret = codectl_add(reg);
 	}
 	if (!ret)

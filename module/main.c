@@ -27,10 +27,10 @@ module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
 MODULE_PARM_DESC(validate_sframe,
 		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
 
-unsigned long codectl_sframe_copy_max = 1UL << 20;
-module_param_named(sframe_copy_max, codectl_sframe_copy_max, ulong, 0644);
-MODULE_PARM_DESC(sframe_copy_max,
-		 "SFrame sections up to this size (default 1 MiB) are copied into the kernel at registration, counted against max_bytes, and unwound from the copy; larger ones are read in user memory");
+unsigned long codectl_sframe_flat_max = 4UL << 20;
+module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
+MODULE_PARM_DESC(sframe_flat_max,
+		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
 
 unsigned int codectl_max_frames = 512;
 module_param_named(max_frames, codectl_max_frames, uint, 0644);

@@ -80,23 +80,28 @@ void codectl_reg_put(struct codectl_reg *reg)
 	atomic_long_dec(&codectl_stats.registrations);
 	kfree(reg->pathname);
 	kfree(reg->debug_link);
-	codectl_reg_drop_sframe_copy(reg);
+	codectl_reg_drop_sframe_flat(reg);
 	kfree(reg);
 }
 
 /**
- * codectl_reg_drop_sframe_copy() - free a registration's SFrame copy
+ * codectl_reg_drop_sframe_flat() - free a registration's SFrame table
  * @reg:	a registration not yet inserted (or being freed)
  *
- * The unwinder then reads the section in user memory.
+ * The unwinder then decodes the section in user memory.
  */
-void codectl_reg_drop_sframe_copy(struct codectl_reg *reg)
+void codectl_reg_drop_sframe_flat(struct codectl_reg *reg)
 {
-	kvfree(reg->sframe_copy);
-	kfree(reg->sframe_sec);
-	reg->sframe_copy = NULL;
-	reg->sframe_sec = NULL;
-	reg->sframe_copy_size = 0;
+	struct sframe_flat *flat = reg->sframe_flat;
+
+	if (!flat)
+		return;
+	kvfree(flat->offs);
+	kvfree(flat->rule_of);
+	kvfree(flat->rules);
+	kfree(flat);
+	reg->sframe_flat = NULL;
+	reg->sframe_flat_size = 0;
 }
 
 /* Kernel memory a registration holds, counted against max_bytes. */
@@ -108,8 +113,7 @@ static u32 codectl_reg_size(const struct codectl_reg *reg)
 		size += strlen(reg->pathname) + 1;
 	if (reg->debug_link)
 		size += strlen(reg->debug_link) + 1;
-	if (reg->sframe_sec)
-		size += sizeof(*reg->sframe_sec) + reg->sframe_copy_size;
+	size += reg->sframe_flat_size;
 	return size;
 }
 

@@ -784,9 +784,13 @@ static int sf_span(struct sf_win *w, uint64_t off, uint64_t lim,
  * whole FRE sub-section for addressable sections) and refills a reader
  * window only when an FRE could cross its end.
  */
+typedef int (*sf_each_fn)(void *ctx, uint32_t start,
+			  const struct sframe_rule *rule);
+
 static int sf_walk(const struct sframe_sec *sec, struct sf_win *w,
 		   const struct sframe_fde *fde, uint64_t target,
-		   struct sf_fre *hit, uint64_t *bytes, int check_data)
+		   struct sf_fre *hit, uint64_t *bytes, int check_data,
+		   sf_each_fn each, void *ctx)
 {
 	uint32_t ss = 1U << fde->fre_type, start = 0, prev = 0, k;
 	uint64_t off = fde->fres_at, limit, avail, len;
@@ -833,6 +837,8 @@ static int sf_walk(const struct sframe_sec *sec, struct sf_win *w,
 		avail -= len;
 		if (check_data) {
 			err = sf_decode_rule(sec, w, fde, hit, &tmp);
+			if (!err && each)
+				err = each(ctx, start, &tmp);
 			if (err)
 				return err;
 			/* Decoding may have moved the reader window. */
@@ -862,7 +868,7 @@ int sframe_fde_rule(const struct sframe_sec *sec,
 		target %= fde->rep_size;
 
 	sf_win_init(&w, sec);
-	err = sf_walk(sec, &w, fde, target, &fre, NULL, 0);
+	err = sf_walk(sec, &w, fde, target, &fre, NULL, 0, NULL, NULL);
 	if (err)
 		return err;
 	return sf_decode_rule(sec, &w, fde, &fre, rule);
@@ -909,7 +915,8 @@ int sframe_validate(const struct sframe_sec *sec)
 			continue;
 		}
 
-		err = sf_walk(sec, &w, &fde, ~(uint64_t)0, &last, &n, 1);
+		err = sf_walk(sec, &w, &fde, ~(uint64_t)0, &last, &n, 1, NULL,
+			      NULL);
 		if (err)
 			return err;
 		fres += fde.num_fres;
@@ -920,6 +927,196 @@ int sframe_validate(const struct sframe_sec *sec)
 	if (fres != sec->hdr.num_fres || bytes != sec->hdr.fre_len)
 		return SFRAME_E_FRE_TOTAL;
 	return SFRAME_OK;
+}
+
+/* ---- flat tables ----------------------------------------------------- */
+
+/* How many times a PCMASK FDE's block repeats over its function. */
+static uint64_t sf_reps(const struct sframe_fde *fde)
+{
+	if (!fde->pc_mask)
+		return 1;
+	return ((uint64_t)fde->func_size + fde->rep_size - 1) / fde->rep_size;
+}
+
+int sframe_flat_count(const struct sframe_sec *sec, uint32_t *nr)
+{
+	struct sframe_fde fde;
+	struct sf_win w;
+	uint64_t n = 0;
+	uint32_t i;
+	int err;
+
+	sf_win_init(&w, sec);
+	for (i = 0; i < sec->hdr.num_fdes; i++) {
+		err = sf_fde_decode(sec, &w, i, &fde);
+		if (err)
+			return err;
+		/* PCMASK blocks also get a NONE entry at their start. */
+		n += sf_reps(&fde) * (fde.num_fres + fde.pc_mask) + 1;
+		if (n >= 0xffffffffULL)
+			return SFRAME_E_FRE_TOTAL;
+	}
+	*nr = (uint32_t)n;
+	return SFRAME_OK;
+}
+
+static int sf_rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
+{
+	const struct sframe_loc *la[3] = { &a->cfa, &a->ra, &a->fp };
+	const struct sframe_loc *lb[3] = { &b->cfa, &b->ra, &b->fp };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (la[i]->kind != lb[i]->kind || la[i]->base != lb[i]->base ||
+		    la[i]->off != lb[i]->off)
+			return 0;
+	return a->flags == b->flags;
+}
+
+static uint32_t sf_rule_hash(const struct sframe_rule *r)
+{
+	const struct sframe_loc *l[3] = { &r->cfa, &r->ra, &r->fp };
+	uint32_t h = r->flags;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		h = (h ^ l[i]->kind) * 0x9e3779b1U;
+		h = (h ^ l[i]->base) * 0x9e3779b1U;
+		h = (h ^ (uint32_t)l[i]->off) * 0x9e3779b1U;
+	}
+	return h;
+}
+
+/* The state of one sframe_flat_build(). */
+struct sf_flat_ctx {
+	struct sframe_flat *flat;
+	uint32_t max_entries;
+	uint32_t max_rules;
+	uint32_t *hash;
+	uint32_t mask;
+	uint64_t at;		/* offset of the current block from base */
+	uint64_t end;		/* offset of the current function's end */
+};
+
+static int sf_flat_add(struct sf_flat_ctx *c, uint64_t off, uint32_t rule)
+{
+	struct sframe_flat *f = c->flat;
+
+	if (off > 0xffffffffULL)
+		return SFRAME_E_FUNC_RANGE;
+	if (f->nr == c->max_entries)
+		return SFRAME_E_FRE_TOTAL;
+	/* Keep the array sorted whatever the section says. */
+	if (f->nr && off < f->offs[f->nr - 1])
+		return SFRAME_E_UNSORTED;
+	f->offs[f->nr] = (uint32_t)off;
+	f->rule_of[f->nr++] = rule;
+	return SFRAME_OK;
+}
+
+/* sf_walk()'s callback: one FRE of the current block. */
+static int sf_flat_fre(void *ctx, uint32_t start, const struct sframe_rule *r)
+{
+	struct sf_flat_ctx *c = ctx;
+	struct sframe_flat *f = c->flat;
+	uint32_t h = sf_rule_hash(r) & c->mask, id;
+
+	/* The last PCMASK block may run past the function's end. */
+	if (c->at + start >= c->end)
+		return SFRAME_OK;
+	/* Share the rule: open addressing, slots hold id + 1. */
+	for (;;) {
+		id = c->hash[h];
+		if (!id)
+			break;
+		if (sf_rule_eq(&f->rules[id - 1], r))
+			return sf_flat_add(c, c->at + start, id - 1);
+		h = (h + 1) & c->mask;
+	}
+	if (f->nr_rules == c->max_rules)
+		return SFRAME_E_FRE_TOTAL;
+	id = f->nr_rules++;
+	f->rules[id] = *r;
+	f->rules[id].func_start = 0;
+	f->rules[id].func_size = 0;
+	c->hash[h] = id + 1;
+	return sf_flat_add(c, c->at + start, id);
+}
+
+int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
+		      uint32_t max_entries, uint32_t max_rules,
+		      uint32_t *hash, uint8_t hash_bits)
+{
+	struct sf_flat_ctx c = {
+		.flat = flat, .max_entries = max_entries,
+		.max_rules = max_rules, .hash = hash,
+	};
+	struct sframe_fde fde;
+	struct sf_fre last;
+	struct sf_win w;
+	uint64_t r;
+	uint32_t i;
+	int err;
+
+	if (hash_bits >= 32 || max_rules >= (1U << hash_bits))
+		return SFRAME_E_FRE_TOTAL;
+	c.mask = (1U << hash_bits) - 1;
+	for (i = 0; i <= c.mask; i++)
+		hash[i] = 0;
+	flat->nr = 0;
+	flat->nr_rules = 0;
+	flat->base = sec->text_end ? sec->text_start : 0;
+	sf_win_init(&w, sec);
+	for (i = 0; i < sec->hdr.num_fdes; i++) {
+		err = sf_fde_decode(sec, &w, i, &fde);
+		if (err)
+			return err;
+		if (!sec->text_end && !i)
+			flat->base = fde.func_start;
+		if (fde.func_start < flat->base)
+			return SFRAME_E_UNSORTED;
+		c.end = fde.func_start - flat->base + fde.func_size;
+		for (r = 0; fde.num_fres && r < sf_reps(&fde); r++) {
+			c.at = fde.func_start - flat->base + r * fde.rep_size;
+			/* Before a block's first FRE there is no rule. */
+			err = fde.pc_mask ?
+			      sf_flat_add(&c, c.at, SFRAME_FLAT_NONE) : 0;
+			if (!err)
+				err = sf_walk(sec, &w, &fde, ~(uint64_t)0,
+					      &last, NULL, 1, sf_flat_fre, &c);
+			if (err)
+				return err;
+		}
+		/* The function ends here, unless the next starts here. */
+		err = sf_flat_add(&c, c.end, SFRAME_FLAT_NONE);
+		if (err)
+			return err;
+	}
+	return SFRAME_OK;
+}
+
+const struct sframe_rule *sframe_flat_find(const struct sframe_flat *flat,
+					   uint64_t pc)
+{
+	uint32_t lo = 0, hi = flat->nr, off, rule;
+
+	if (pc < flat->base || pc - flat->base > 0xffffffffULL)
+		return NULL;
+	off = (uint32_t)(pc - flat->base);
+	/* The last entry at or below @off: later entries win ties. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (flat->offs[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	rule = flat->rule_of[lo - 1];
+	return rule == SFRAME_FLAT_NONE ? NULL : &flat->rules[rule];
 }
 
 const char *sframe_strerror(int err)

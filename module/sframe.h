@@ -392,6 +392,80 @@ int sframe_find(const struct sframe_sec *sec, uint64_t pc,
  */
 int sframe_validate(const struct sframe_sec *sec);
 
+/*
+ * A flat lookup table: every FRE of a section as one sorted array of pc
+ * offsets, each pointing at a decoded rule, with the rules shared.  Built
+ * once from a validated, addressable section (the kernel's copy made at
+ * registration); a lookup is then one binary search over 32-bit offsets,
+ * with nothing to decode.  The rules it returns have func_start and
+ * func_size 0.
+ */
+#define SFRAME_FLAT_NONE	0xffffffffU	/* no rule from here on */
+
+/**
+ * struct sframe_flat - a flat lookup table
+ * @base:	address the offsets count from
+ * @nr:		entries
+ * @nr_rules:	distinct rules
+ * @offs:	@nr offsets from @base, non-decreasing
+ * @rule_of:	@nr indexes into @rules, or SFRAME_FLAT_NONE
+ * @rules:	the rules
+ */
+struct sframe_flat {
+	uint64_t base;
+	uint32_t nr;
+	uint32_t nr_rules;
+	uint32_t *offs;
+	uint32_t *rule_of;
+	struct sframe_rule *rules;
+};
+
+/**
+ * sframe_flat_count() - entries a flat table of a section needs
+ * @sec:	the section, validated
+ * @nr:		out: the number of entries (at most UINT32_MAX - 1)
+ *
+ * One per FRE (per FRE and repetition for PCMASK FDEs) plus one per
+ * function end.
+ *
+ * Return: SFRAME_OK, SFRAME_E_FRE_TOTAL when more than UINT32_MAX - 1
+ * would be needed, or another enum sframe_err code.
+ */
+int sframe_flat_count(const struct sframe_sec *sec, uint32_t *nr);
+
+/**
+ * sframe_flat_build() - fill a flat table
+ * @sec:	the section, validated and addressable
+ * @flat:	@offs and @rule_of with room for @max_entries, @rules for
+ *		@max_rules; out: everything else
+ * @max_entries: sframe_flat_count()
+ * @max_rules:	room in @flat->rules
+ * @hash:	scratch: 1 << @hash_bits words, for sharing rules
+ * @hash_bits:	log2 of the words of @hash; 1 << @hash_bits must be larger
+ *		than @max_rules
+ *
+ * Functions must lie within 4 GiB above the first one (or above
+ * @sec->text_start when set).
+ *
+ * Return: SFRAME_OK; SFRAME_E_FRE_TOTAL when the entries or distinct
+ * rules do not fit; SFRAME_E_FUNC_RANGE when functions span 4 GiB or
+ * more; or another enum sframe_err code.
+ */
+int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
+		      uint32_t max_entries, uint32_t max_rules,
+		      uint32_t *hash, uint8_t hash_bits);
+
+/**
+ * sframe_flat_find() - the rule at a pc, from a flat table
+ * @flat:	the table
+ * @pc:		run-time address
+ *
+ * Return: the rule, or NULL when no FRE covers @pc (where sframe_find()
+ * says SFRAME_E_NOT_FOUND or SFRAME_E_NO_FRE).
+ */
+const struct sframe_rule *sframe_flat_find(const struct sframe_flat *flat,
+					   uint64_t pc);
+
 /**
  * sframe_strerror() - a short description of an enum sframe_err code
  * @err:	the code

@@ -9,9 +9,9 @@
  *
  *  1. the registration covering the pc, from one snapshot of the address
  *     space's registrations taken for the whole walk;
- *  2. its SFrame section (the copy made at registration, else decoded in
- *     place in user memory by sframe.c, which re-checks every byte it
- *     reads), or its JIT tables;
+ *  2. its SFrame section (the flat lookup table built at registration,
+ *     else decoded in place in user memory by sframe.c, which re-checks
+ *     every byte it reads), or its JIT tables;
  *  3. else the signal trampoline (a handler's sa_restorer, checked by its
  *     code), whose frame holds the interrupted registers;
  *  4. else frame pointers, with the function-entry cases of the innermost
@@ -86,9 +86,11 @@ struct codectl_sec_cache {
  * @restorers:	the distinct signal-return trampolines the task's signal
  *		handlers return to
  * @frames:	frames found, by CODECTL_FRAME_*
+ * @last:	the registration of the previous frame, or NULL
  */
 struct codectl_walk {
 	struct codectl_set *set;
+	const struct codectl_reg *last;
 	unsigned int flags;
 	struct codectl_sec_cache cache[2];
 	unsigned int next;
@@ -277,9 +279,6 @@ codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 	struct codectl_sec_cache *c;
 	unsigned int i;
 
-	/* Copied and checked at registration: nothing to read or set up. */
-	if (reg->sframe_sec)
-		return reg->sframe_sec;
 	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
 		if (w->cache[i].reg == reg)
 			return w->cache[i].err ? NULL : &w->cache[i].sec;
@@ -301,34 +300,45 @@ static int codectl_step_sframe(struct codectl_walk *w,
 			       struct codectl_uframe *f, u64 pc,
 			       unsigned int *method)
 {
-	const struct sframe_sec *sec = codectl_walk_sec(w, reg);
-	struct sframe_rule rule;
+	const struct sframe_rule *rule;
+	const struct sframe_sec *sec;
+	struct sframe_rule decoded;
 	u64 cfa, ra, fp = f->fp;
 	int err, ret;
 
-	if (!sec)
-		return CODECTL_STOP_TABLE;
-	err = sframe_find(sec, pc, &rule);
-	if (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE)
-		return STEP_NO_RULE;
-	if (err == SFRAME_E_READ)
-		return CODECTL_STOP_FAULT;
-	if (err)
-		return CODECTL_STOP_TABLE;
-	if (rule.flags & SFRAME_RULE_SIGNAL) {
+	if (reg->sframe_flat) {
+		/* Built at registration: one binary search, nothing read. */
+		rule = sframe_flat_find(reg->sframe_flat, pc);
+		if (!rule)
+			return STEP_NO_RULE;
+	} else {
+		sec = codectl_walk_sec(w, reg);
+		if (!sec)
+			return CODECTL_STOP_TABLE;
+		err = sframe_find(sec, pc, &decoded);
+		if (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE)
+			return STEP_NO_RULE;
+		if (err == SFRAME_E_READ)
+			return CODECTL_STOP_FAULT;
+		if (err)
+			return CODECTL_STOP_TABLE;
+		rule = &decoded;
+	}
+	if (rule->flags & SFRAME_RULE_SIGNAL) {
 		*method = CODECTL_FRAME_SIGNAL;
 		return codectl_step_signal(f);
 	}
-	if (rule.flags & SFRAME_RULE_OUTERMOST ||
-	    rule.ra.kind == SFRAME_LOC_UNDEF)
+	if (rule->flags & SFRAME_RULE_OUTERMOST ||
+	    rule->ra.kind == SFRAME_LOC_UNDEF)
 		return CODECTL_STOP_OUTERMOST;
-	if (rule.cfa.kind != SFRAME_LOC_VAL && rule.cfa.kind != SFRAME_LOC_MEM)
+	if (rule->cfa.kind != SFRAME_LOC_VAL &&
+	    rule->cfa.kind != SFRAME_LOC_MEM)
 		return CODECTL_STOP_TABLE;
-	ret = codectl_loc_value(f, &rule.cfa, 0, &cfa);
+	ret = codectl_loc_value(f, &rule->cfa, 0, &cfa);
 	if (!ret)
-		ret = codectl_loc_value(f, &rule.ra, cfa, &ra);
-	if (!ret && rule.fp.kind != SFRAME_LOC_SAME)
-		ret = codectl_loc_value(f, &rule.fp, cfa, &fp);
+		ret = codectl_loc_value(f, &rule->ra, cfa, &ra);
+	if (!ret && rule->fp.kind != SFRAME_LOC_SAME)
+		ret = codectl_loc_value(f, &rule->fp, cfa, &fp);
 	if (ret)
 		return ret;
 	if (cfa <= f->sp)
@@ -530,8 +540,11 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 	const struct codectl_reg *reg = NULL;
 	int ret = STEP_NO_RULE;
 
-	if (w->set)
-		reg = codectl_set_find(w->set, pc);
+	/* Callers are often in the same object: try its range first. */
+	if (w->last && pc >= w->last->text_start && pc < w->last->text_end)
+		reg = w->last;
+	else if (w->set)
+		reg = w->last = codectl_set_find(w->set, pc);
 	if (reg && reg->sframe_start && !(w->flags & CODECTL_UNWIND_NO_SFRAME))
 		ret = codectl_step_sframe(w, reg, f, pc, method);
 	else if (reg && reg->kind == CODECTL_KIND_JIT &&

@@ -5,7 +5,9 @@
 #   1. toolchains, fixtures and libsframe oracles (cached after the first
 #      run), then selfcheck.sh with our decoder plugged in: for every
 #      fixture, every pc, our dump equals its own release's libsframe;
-#   2. sframe_validate() accepts every real fixture;
+#   2. sframe_validate() accepts every real fixture, and the flat lookup
+#      table the module unwinds with (sframe_flat_build/find) answers as
+#      sframe_find() at every pc of every fixture (built with ASan/UBSan);
 #   3. the malformed-section corpus, plain and under ASan/UBSan;
 #   4. a bounded fuzzing run (FUZZ_SECONDS, default 60; 0 skips it and
 #      says so).
@@ -58,6 +60,24 @@ for f in "$cache"/sframe-fixtures/2.4*/*; do
 	fi
 done
 echo "validated real fixtures: $passed passed so far"
+
+# 2b. flat lookup table == the decoder, every pc of every real fixture
+flat=$cache/sframe-bench/flat-check
+if gcc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -I"$here" -I"$top/module" -o "$flat" \
+	"$here/flat-check.c" "$here/elfsec.c" "$top/module/sframe.c"; then
+	fixtures=()
+	for f in "$cache"/sframe-fixtures/2.4*/*; do
+		case $f in *.flags|*/MANIFEST|*.d) continue ;; esac
+		fixtures+=("$f")
+	done
+	"$flat" "${fixtures[@]}" >"$log" 2>&1
+	grep -v '^ok' "$log"
+	count "$log" "flat-check"
+else
+	echo "not ok - building flat-check"
+	failed=$((failed + 1))
+fi
 
 # 3. malformed corpus
 if [ -f "$here/malformed/Makefile" ]; then

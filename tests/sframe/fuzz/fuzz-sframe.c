@@ -32,6 +32,11 @@
  * INDEX_MAX words): its lookups must be safe, and equal to those without
  * the index when the section validates and does not change.
  *
+ * The memory copy also gets a flat lookup table (sframe_flat_build(), as
+ * the module builds it, also without validation): it must stay sorted,
+ * its lookups safe, and equal to sframe_find's when the section
+ * validates and does not change.
+ *
  * A broken property aborts, which libFuzzer reports as a crash.
  */
 #include <stdint.h>
@@ -45,6 +50,10 @@
 #define MAX_FDES	64
 #define MAX_PCS		24
 #define INDEX_MAX	65536
+/* Flat tables: entries, distinct rules and hash size (as the module's). */
+#define FLAT_MAX	(1U << 20)
+#define FLAT_RULES	4096
+#define FLAT_HASH_BITS	13
 
 #define FAIL(...)							\
 	do {								\
@@ -81,6 +90,8 @@ static int rd_read(void *ctx, uint64_t off, void *dst, uint32_t len)
 struct ctx {
 	struct sframe_sec mem, rd, idx;
 	int indexed;
+	struct sframe_flat flat;	/* built from mem when !faulty */
+	int flat_ok;
 	struct reader reader;
 	int faulty;		/* fault injection or race: no comparisons */
 	int changed;		/* mutated after validation */
@@ -128,6 +139,11 @@ static void rule_sane(const struct sframe_rule *r, const struct sframe_fde *f,
 		     (unsigned long long)pc);
 }
 
+static int loc_eq(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->base == b->base && a->off == b->off;
+}
+
 /* sframe_find() at @pc in both modes. */
 static int find_both(struct ctx *c, uint64_t pc, struct sframe_rule *out)
 {
@@ -158,6 +174,27 @@ static int find_both(struct ctx *c, uint64_t pc, struct sframe_rule *out)
 		if (c->validated && !c->changed)
 			same(e1, e3, &r1, &r3, sizeof(r1),
 			     "find without/with the index", pc);
+	}
+	if (c->flat_ok) {
+		const struct sframe_rule *fr = sframe_flat_find(&c->flat, pc);
+
+		if (fr)
+			rule_sane(fr, NULL, pc);
+		/* A validated, unchanged section: the same answers. */
+		if (c->validated && !c->changed) {
+			int ok = e1 == SFRAME_OK ?
+				 fr && loc_eq(&fr->cfa, &r1.cfa) &&
+				 loc_eq(&fr->ra, &r1.ra) &&
+				 loc_eq(&fr->fp, &r1.fp) &&
+				 fr->flags == r1.flags :
+				 !fr && (e1 == SFRAME_E_NOT_FOUND ||
+					 e1 == SFRAME_E_NO_FRE);
+
+			if (!ok)
+				FAIL("find(0x%llx) %d but the flat table %s",
+				     (unsigned long long)pc, e1,
+				     fr ? "has another rule" : "has none");
+		}
 	}
 	if (!e1) {
 		struct sframe_fde f;
@@ -278,7 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ctx c;
 	const uint8_t *sec;
 	uint8_t *copy = NULL, *rcopy = NULL;
-	uint32_t *index = NULL;
+	uint32_t *index = NULL, *flat_hash = NULL;
 	uint64_t len, addr;
 	uint32_t i, nf;
 	int e1, e2, k, race;
@@ -385,6 +422,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
+	/*
+	 * The flat table (the module builds it without the full walk when
+	 * validate_sframe is off: it must be safe on any section).
+	 */
+	if (!c.faulty) {
+		uint32_t n = 0;
+
+		k = sframe_flat_count(&c.mem, &n);
+		code_ok(k, "flat_count");
+		if (!k && n <= FLAT_MAX) {
+			c.flat.offs = calloc(n ? n : 1, sizeof(uint32_t));
+			c.flat.rule_of = calloc(n ? n : 1, sizeof(uint32_t));
+			c.flat.rules = calloc(FLAT_RULES, sizeof(*c.flat.rules));
+			flat_hash = calloc(1U << FLAT_HASH_BITS, sizeof(uint32_t));
+			if (c.flat.offs && c.flat.rule_of && c.flat.rules &&
+			    flat_hash) {
+				k = sframe_flat_build(&c.mem, &c.flat, n,
+						      FLAT_RULES, flat_hash,
+						      FLAT_HASH_BITS);
+				code_ok(k, "flat_build");
+				c.flat_ok = !k;
+				for (i = 1; c.flat_ok && i < c.flat.nr; i++)
+					if (c.flat.offs[i] < c.flat.offs[i - 1])
+						FAIL("flat table not sorted at %u", i);
+			}
+		}
+	}
+
 	if (c.changed) {
 		uint64_t at = ((uint64_t)data[1] << 8 | data[3]) % len;
 
@@ -437,5 +502,9 @@ out:
 	free(copy);
 	free(rcopy);
 	free(index);
+	free(c.flat.offs);
+	free(c.flat.rule_of);
+	free(c.flat.rules);
+	free(flat_hash);
 	return 0;
 }
