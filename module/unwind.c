@@ -58,6 +58,9 @@ struct codectl_unwind_counters codectl_unwind_counters;
  * @sp:		its stack pointer
  * @fp:		its frame pointer (rbp) as far as it is known
  * @regs:	all registers, for the innermost frame only (else NULL)
+ * @sigctx:	user address of the struct sigcontext the frame was restored
+ *		from, for a frame interrupted by a signal (else 0): its other
+ *		registers are there
  * @exact:	@ip is where the frame was interrupted or called the kernel,
  *		not a return address: look it up as it is, not @ip - 1
  */
@@ -66,6 +69,7 @@ struct codectl_uframe {
 	u64 sp;
 	u64 fp;
 	const struct pt_regs *regs;
+	u64 sigctx;
 	bool exact;
 };
 
@@ -133,9 +137,10 @@ static const u8 codectl_sigreturn_code[9] = {
  * pretcode): uc_mcontext is 40 bytes into struct ucontext, and rbp, rsp
  * and rip are words 10, 15 and 16 of struct sigcontext.
  */
-#define SIGFRAME_RBP	(40 + 10 * 8)
-#define SIGFRAME_RSP	(40 + 15 * 8)
-#define SIGFRAME_RIP	(40 + 16 * 8)
+#define SIGFRAME_MCONTEXT	40
+#define SIGFRAME_RBP	(SIGFRAME_MCONTEXT + 10 * 8)
+#define SIGFRAME_RSP	(SIGFRAME_MCONTEXT + 15 * 8)
+#define SIGFRAME_RIP	(SIGFRAME_MCONTEXT + 16 * 8)
 
 /*
  * The trampolines the task's handlers return to (sa_restorer, which x86-64
@@ -205,6 +210,7 @@ static int codectl_step_signal(struct codectl_uframe *f)
 	if (ret)
 		return ret;
 	/* The interrupted stack may be another one (sigaltstack). */
+	f->sigctx = f->sp + SIGFRAME_MCONTEXT;
 	f->ip = ip;
 	f->sp = sp;
 	f->fp = fp;
@@ -227,6 +233,11 @@ static const unsigned int codectl_dwarf_regs[16] = {
 	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
 };
 
+/* struct sigcontext words of the x86-64 DWARF registers 0-15. */
+static const u8 codectl_dwarf_sigctx[16] = {
+	13, 12, 14, 11, 9, 8, 10, 15, 0, 1, 2, 3, 4, 5, 6, 7,
+};
+
 /* The value of a rule's base register in frame @f, at CFA @cfa. */
 static int codectl_base_value(const struct codectl_uframe *f, u16 base,
 			      u64 cfa, u64 *val)
@@ -244,13 +255,21 @@ static int codectl_base_value(const struct codectl_uframe *f, u16 base,
 		*val = cfa;
 		return STEP_OK;
 	}
-	/* Other registers are known only in the innermost frame. */
-	if (!f->regs || base >= ARRAY_SIZE(codectl_dwarf_regs) ||
-	    base == DWARF_RBP || base == DWARF_RSP)
+	/*
+	 * Other registers are known only in the innermost frame and in
+	 * frames a signal interrupted.
+	 */
+	if (base >= ARRAY_SIZE(codectl_dwarf_regs))
 		return CODECTL_STOP_TABLE;
-	*val = regs_get_register((struct pt_regs *)f->regs,
-				 codectl_dwarf_regs[base]);
-	return STEP_OK;
+	if (f->regs) {
+		*val = regs_get_register((struct pt_regs *)f->regs,
+					 codectl_dwarf_regs[base]);
+		return STEP_OK;
+	}
+	if (f->sigctx)
+		return codectl_read_u64(f->sigctx +
+					8 * codectl_dwarf_sigctx[base], val);
+	return CODECTL_STOP_TABLE;
 }
 
 /* Evaluate one location of a rule (not SAME/UNDEF). */
@@ -599,6 +618,15 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 		codectl_walk_done(&w, t);
 		return;
 	}
+	/* 32-bit code: its pc, and no unwinder for it. */
+	if (!user_64bit_mode(regs)) {
+		t->ips[t->nr] = regs->ip;
+		t->methods[t->nr++] = CODECTL_FRAME_REGS;
+		w.frames[CODECTL_FRAME_REGS]++;
+		t->stop = CODECTL_STOP_TABLE;
+		codectl_walk_done(&w, t);
+		return;
+	}
 	w.set = codectl_mm_snapshot(current->mm);
 	f = (struct codectl_uframe) {
 		.ip = regs->ip, .sp = regs->sp, .fp = regs->bp,
@@ -625,8 +653,10 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 			t->stop = CODECTL_STOP_SP;
 			break;
 		}
-		if (method != CODECTL_FRAME_SIGNAL)
+		if (method != CODECTL_FRAME_SIGNAL) {
 			f.exact = false;
+			f.sigctx = 0;
+		}
 		f.regs = NULL;
 	}
 	codectl_walk_done(&w, t);

@@ -462,8 +462,9 @@ struct codectl_sframe_check {
  *   SP         implausible caller frame: its stack pointer not above the
  *              callee's (loop, garbage), or its pc not a user address
  *   ALIGN      misaligned stack or frame pointer
- *   TABLE      the SFrame section or JIT table was invalid at this pc, or
- *              frame pointers were excluded and no table covered it
+ *   TABLE      the SFrame section or JIT table was invalid at this pc,
+ *              or frame pointers were excluded and no table covered it,
+ *              or the task runs 32-bit code (only its pc is given)
  *   NO_USER    no user context: kernel thread, exiting task, no mm
  *   STALE      deferred: the task had been back in user space since the
  *              request
@@ -547,7 +548,13 @@ struct codectl_unwind_args {
  * waits; poll() says POLLIN), EINVAL when the buffer cannot hold the next
  * record (nothing is consumed).  A thread that exits before returning to
  * user space still gets its record, with nr 0 and stop
- * CODECTL_STOP_NO_USER.
+ * CODECTL_STOP_NO_USER.  Records of requests made on a file that is
+ * closed before they arrive are dropped.
+ *
+ * Errors of CODECTL_IOC_UNWIND_REQUEST: EFAULT (the cookie cannot be
+ * written; the record comes all the same), ENOMEM, EBUSY (4096 requests
+ * pending on the file), ENOSPC (no per-thread request slot free: too
+ * many threads with requests pending at once), EINVAL (no user context).
  */
 struct codectl_trace_record {
 	__u64 cookie;
@@ -586,8 +593,10 @@ struct codectl_unwind_stats {
  * @period_us:	in (START): hrtimer period, 10 .. 1000000 microseconds
  * @max_frames:	in (STOP): entries of @ips
  * @ips:	in (STOP): __u64 array for the last trace delivered, or 0
- * @irq_requests: out: requests made from the hrtimer (hard IRQ)
- * @nmi_requests: out: requests made from the self-NMI the hrtimer sends
+ * @irq_requests: out: requests queued from the hrtimer (hard IRQ); a
+ *		second request of a consumer during one kernel entry returns
+ *		1 (the one callback covers it) and is not counted
+ * @nmi_requests: out: requests queued from the self-NMI the hrtimer sends
  * @irq_callbacks: out: callbacks run for the hrtimer consumer
  * @nmi_callbacks: out: callbacks run for the NMI consumer
  * @entries:	out: kernel entries (distinct cookies) that got both callbacks
@@ -596,9 +605,11 @@ struct codectl_unwind_stats {
  *		differed from its request's
  * @trace_mismatches: out: the two consumers got different traces for one
  *		cookie
- * @refused:	out: requests refused (not in a user context, e.g. the timer
- *		fired while another task ran)
- * @nr:		out (STOP): frames of the last trace
+ * @refused:	out: requests refused while the target thread ran (not in a
+ *		user context any more: it was exiting); ticks landing on
+ *		other tasks are not requests
+ * @nr:		out (STOP): frames of the last trace delivered for an hrtimer
+ *		request that interrupted user code (0: none)
  * @stop:	out (STOP): its CODECTL_STOP_* reason
  *
  * A kernel self-test of the deferred-unwind API with two consumers, one
@@ -608,6 +619,17 @@ struct codectl_unwind_stats {
  * the thread then runs user code; STOP disarms, waits for callbacks still
  * queued, and reports.  One self-test runs at a time (EBUSY); both need
  * CAP_SYS_ADMIN (EPERM).  EOPNOTSUPP when the architecture has no self-NMI.
+ *
+ * What STOP waits for: once disarmed no request is made; every kernel
+ * entry of the target thread before STOP's own has ended, so its
+ * callbacks have run.  When the target thread calls STOP, the requests
+ * made during STOP's own entry are delivered by STOP itself before it
+ * reports (same entry, same cookie, same stack), so the callbacks equal
+ * the requests.  When another thread calls STOP, it waits up to 2 s for
+ * the target's callbacks (a target blocked in the kernel delivers only
+ * when it returns); a target that exited has had them all.  STOP ends
+ * the test (a second STOP is EINVAL).  STOP without a test: EINVAL.
+ * START's period_us outside 10 .. 1000000: EINVAL.
  */
 struct codectl_selftest_args {
 	__u32 period_us;
