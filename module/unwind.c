@@ -465,16 +465,35 @@ static int codectl_step_jit(const struct codectl_reg *reg,
 
 /* ---- frame pointers -------------------------------------------------- */
 
+/* Is @addr in registered code or in an executable mapping? */
+static bool codectl_in_code(struct codectl_walk *w, u64 addr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool exec;
+
+	if (w->set && codectl_set_find(w->set, addr))
+		return true;
+	if (mmap_read_lock_killable(mm))
+		return false;
+	vma = find_vma(mm, addr);
+	exec = vma && vma->vm_start <= addr && (vma->vm_flags & VM_EXEC);
+	mmap_read_unlock(mm);
+	return exec;
+}
+
 /*
- * Is this a return address?  The instruction before it must be a call:
- * e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or 7 bytes in all.
+ * Is this a return address?  It must point into code, after a call:
+ * e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or 7 bytes in all.  (The
+ * bytes alone are not enough: stack data can look like a call.)
  */
-static bool codectl_after_call(u64 ra)
+static bool codectl_after_call(struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
 	unsigned int len;
 
-	if (ra < sizeof(b) || copy_from_user(b, u64_to_user_ptr(ra - 8), 8))
+	if (ra < sizeof(b) || !codectl_in_code(w, ra) ||
+	    copy_from_user(b, u64_to_user_ptr(ra - 8), 8))
 		return false;
 	if (b[3] == 0xe8)
 		return true;
@@ -494,7 +513,8 @@ static bool codectl_after_call(u64 ra)
  * right after a syscall instruction, the return address on top of the
  * stack).
  */
-static int codectl_step_entry(struct codectl_uframe *f, unsigned int *method)
+static int codectl_step_entry(struct codectl_walk *w, struct codectl_uframe *f,
+			      unsigned int *method)
 {
 	u8 code[4], prev[3];
 	u64 ra, fp = f->fp, cfa;
@@ -517,7 +537,7 @@ static int codectl_step_entry(struct codectl_uframe *f, unsigned int *method)
 	} else {
 		return STEP_NO_RULE;
 	}
-	if (codectl_read_u64(cfa - 8, &ra) || !codectl_after_call(ra))
+	if (codectl_read_u64(cfa - 8, &ra) || !codectl_after_call(w, ra))
 		return STEP_NO_RULE;
 	f->ip = ra;
 	f->sp = cfa;
@@ -563,7 +583,8 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 	if (w->last && pc >= w->last->text_start && pc < w->last->text_end)
 		reg = w->last;
 	else if (w->set)
-		reg = w->last = codectl_set_find(w->set, pc);
+		reg = codectl_set_find(w->set, pc);
+	w->last = reg;
 	if (reg && reg->sframe_start && !(w->flags & CODECTL_UNWIND_NO_SFRAME))
 		ret = codectl_step_sframe(w, reg, f, pc, method);
 	else if (reg && reg->kind == CODECTL_KIND_JIT &&
@@ -577,7 +598,7 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 	}
 	if (w->flags & CODECTL_UNWIND_NO_FP)
 		return CODECTL_STOP_TABLE;
-	if (f->exact && codectl_step_entry(f, method) == STEP_OK)
+	if (f->exact && codectl_step_entry(w, f, method) == STEP_OK)
 		return STEP_OK;
 	return codectl_step_fp(f, method);
 }
