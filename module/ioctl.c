@@ -192,8 +192,9 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 {
 	struct sframe_flat *flat;
 	struct sframe_rule *rules;
-	u32 *hash, n;
+	u32 *hash, *index = NULL, n, words = 0;
 	int ret = -ENOMEM;
+	u8 shift;
 
 	if (sframe_flat_count(sec, &n) || n > U32_MAX / 8)
 		return -E2BIG;
@@ -223,9 +224,17 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 	if (!flat->rules)
 		goto out;
 	memcpy(flat->rules, rules, flat->nr_rules * sizeof(*rules));
+	words = sframe_flat_index_words(flat, &shift);
+	if (words) {
+		index = kvmalloc_array(words, sizeof(*index),
+				       GFP_KERNEL_ACCOUNT);
+		if (!index)
+			goto out;
+		sframe_flat_index_build(flat, index, words, shift);
+	}
 	reg->sframe_flat_size = sizeof(*flat) +
 		n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
-		flat->nr_rules * sizeof(*rules);
+		flat->nr_rules * sizeof(*rules) + words * sizeof(*index);
 	ret = 0;
 out:
 	/* The scratch rules are freed below, not with the table. */

@@ -99,6 +99,7 @@ void codectl_reg_drop_sframe_flat(struct codectl_reg *reg)
 	kvfree(flat->offs);
 	kvfree(flat->rule_of);
 	kvfree(flat->rules);
+	kvfree(flat->index);
 	kfree(flat);
 	reg->sframe_flat = NULL;
 	reg->sframe_flat_size = 0;

@@ -1096,14 +1096,60 @@ int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
 	return SFRAME_OK;
 }
 
+uint32_t sframe_flat_index_words(const struct sframe_flat *flat,
+				 uint8_t *shift)
+{
+	uint64_t span;
+	uint8_t sh = 0;
+
+	if (flat->nr < 8)
+		return 0;
+	/* The last entry is the end of the last function. */
+	span = (uint64_t)flat->offs[flat->nr - 1] + 1;
+	while (sh < 31 && (span >> sh) > flat->nr / 2)
+		sh++;
+	*shift = sh;
+	return (uint32_t)(span >> sh) + 2;
+}
+
+void sframe_flat_index_build(struct sframe_flat *flat, uint32_t *words,
+			     uint32_t nwords, uint8_t shift)
+{
+	uint32_t b, e = 0;
+
+	/* words[b]: the first entry whose offset is at least b << shift. */
+	for (b = 0; b < nwords; b++) {
+		uint64_t start = (uint64_t)b << shift;
+
+		while (e < flat->nr && flat->offs[e] < start)
+			e++;
+		words[b] = e;
+	}
+	flat->index_shift = shift;
+	flat->index_nb = nwords - 1;
+	flat->index = words;
+}
+
 const struct sframe_rule *sframe_flat_find(const struct sframe_flat *flat,
 					   uint64_t pc)
 {
-	uint32_t lo = 0, hi = flat->nr, off, rule;
+	uint32_t lo = 0, hi = flat->nr, off, rule, b;
 
 	if (pc < flat->base || pc - flat->base > 0xffffffffULL)
 		return NULL;
 	off = (uint32_t)(pc - flat->base);
+	b = off >> flat->index_shift;
+	if (flat->index && b < flat->index_nb) {
+		/*
+		 * Entries below words[b] lie below the bucket, those from
+		 * words[b + 1] on above @off: the answer is in between,
+		 * or is the entry just below.
+		 */
+		lo = flat->index[b] ? flat->index[b] - 1 : 0;
+		hi = flat->index[b + 1];
+		if (hi > flat->nr || lo > hi)
+			return NULL;
+	}
 	/* The last entry at or below @off: later entries win ties. */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -410,6 +410,11 @@ int sframe_validate(const struct sframe_sec *sec);
  * @offs:	@nr offsets from @base, non-decreasing
  * @rule_of:	@nr indexes into @rules, or SFRAME_FLAT_NONE
  * @rules:	the rules
+ * @index:	optional (sframe_flat_index_build()): entry number of the
+ *		first offset at or above each bucket's start, @index_nb + 1
+ *		words, or NULL
+ * @index_nb:	buckets
+ * @index_shift: log2 of the bytes of text per bucket
  */
 struct sframe_flat {
 	uint64_t base;
@@ -418,6 +423,9 @@ struct sframe_flat {
 	uint32_t *offs;
 	uint32_t *rule_of;
 	struct sframe_rule *rules;
+	uint32_t *index;
+	uint32_t index_nb;
+	uint8_t index_shift;
 };
 
 /**
@@ -454,6 +462,29 @@ int sframe_flat_count(const struct sframe_sec *sec, uint32_t *nr);
 int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
 		      uint32_t max_entries, uint32_t max_rules,
 		      uint32_t *hash, uint8_t hash_bits);
+
+/**
+ * sframe_flat_index_words() - the size of a flat table's bucket index
+ * @flat:	the table
+ * @shift:	out: log2 of the bytes per bucket to pass on
+ *
+ * About one bucket per two entries, so that a lookup looks at a few
+ * entries instead of searching them all.
+ *
+ * Return: the number of uint32_t words the index needs (0: none needed).
+ */
+uint32_t sframe_flat_index_words(const struct sframe_flat *flat,
+				 uint8_t *shift);
+
+/**
+ * sframe_flat_index_build() - build the bucket index of a flat table
+ * @flat:	the table; its lookups use the index from now on
+ * @words:	memory for the index
+ * @nwords:	sframe_flat_index_words()
+ * @shift:	as sframe_flat_index_words() said
+ */
+void sframe_flat_index_build(struct sframe_flat *flat, uint32_t *words,
+			     uint32_t nwords, uint8_t shift);
 
 /**
  * sframe_flat_find() - the rule at a pc, from a flat table

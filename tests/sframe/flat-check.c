@@ -34,9 +34,17 @@ static int agree(const struct sframe_sec *sec, const struct sframe_flat *flat,
 		 uint64_t pc, const char *path)
 {
 	const struct sframe_rule *f = sframe_flat_find(flat, pc);
+	struct sframe_flat plain = *flat;
 	struct sframe_rule r;
 	int err = sframe_find(sec, pc, &r);
 
+	/* Without the index, the same entry. */
+	plain.index = NULL;
+	if (flat->index && sframe_flat_find(&plain, pc) != f) {
+		printf("not ok - %s: pc 0x%" PRIx64 ": the index changes the answer\n",
+		       path, pc);
+		return 0;
+	}
 	if (err == SFRAME_OK ? f && rule_eq(f, &r) :
 	    !f && (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE))
 		return 1;
@@ -50,7 +58,8 @@ static int check(const char *path)
 	struct sframe_flat flat;
 	struct elf_section es;
 	struct sframe_sec sec;
-	uint32_t n, i, *hash, bits = 1;
+	uint32_t n, i, *hash, bits = 1, *index = NULL, words;
+	uint8_t shift = 0;
 	uint64_t pcs = 0;
 	int err;
 
@@ -82,6 +91,15 @@ static int check(const char *path)
 		       sframe_strerror(err));
 		return 0;
 	}
+	words = sframe_flat_index_words(&flat, &shift);
+	if (words) {
+		index = calloc(words, sizeof(*index));
+		if (!index) {
+			perror("flat-check");
+			exit(2);
+		}
+		sframe_flat_index_build(&flat, index, words, shift);
+	}
 	for (i = 0; i < sec.hdr.num_fdes; i++) {
 		struct sframe_fde fde;
 		uint64_t pc;
@@ -93,12 +111,14 @@ static int check(const char *path)
 			if (!agree(&sec, &flat, pc, path))
 				return 0;
 	}
-	printf("ok - %s: %" PRIu64 " pcs agree (%u entries, %u rules for %u FREs)\n",
-	       path, pcs, flat.nr, flat.nr_rules, sec.hdr.num_fres);
+	printf("ok - %s: %" PRIu64 " pcs agree (%u entries, %u rules for %u FREs, %u buckets)\n",
+	       path, pcs, flat.nr, flat.nr_rules, sec.hdr.num_fres,
+	       flat.index_nb);
 	free(flat.offs);
 	free(flat.rule_of);
 	free(flat.rules);
 	free(hash);
+	free(index);
 	return 1;
 }
 

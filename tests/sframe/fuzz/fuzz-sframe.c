@@ -315,7 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ctx c;
 	const uint8_t *sec;
 	uint8_t *copy = NULL, *rcopy = NULL;
-	uint32_t *index = NULL, *flat_hash = NULL;
+	uint32_t *index = NULL, *flat_hash = NULL, *flat_index = NULL;
 	uint64_t len, addr;
 	uint32_t i, nf;
 	int e1, e2, k, race;
@@ -447,6 +447,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					if (c.flat.offs[i] < c.flat.offs[i - 1])
 						FAIL("flat table not sorted at %u", i);
 			}
+			/* Half the inputs: with the bucket index. */
+			if (c.flat_ok && data[1] & 1) {
+				uint8_t sh = 0;
+				uint32_t nw = sframe_flat_index_words(&c.flat,
+								      &sh);
+
+				flat_index = nw ? calloc(nw, sizeof(uint32_t)) :
+						  NULL;
+				if (flat_index)
+					sframe_flat_index_build(&c.flat,
+								flat_index,
+								nw, sh);
+			}
 		}
 	}
 
@@ -506,5 +519,6 @@ out:
 	free(c.flat.rule_of);
 	free(c.flat.rules);
 	free(flat_hash);
+	free(flat_index);
 	return 0;
 }
