@@ -13,6 +13,8 @@
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
 #   make bench-decoder    SFrame lookups/s, ours vs libsframe (a benchmark)
+#   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
+#                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
 #   make install          lib, headers, tools under $(PREFIX)
 
 KVER   ?= $(shell uname -r)
@@ -21,7 +23,7 @@ PREFIX ?= /usr/local
 SERIES ?= 6.1 6.12
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	sparse demo bench-decoder install clean
+	sparse demo bench-decoder bench-unwind install clean
 
 all: module lib tools
 
@@ -63,6 +65,9 @@ demo:
 
 bench-decoder:
 	$(MAKE) -C tests/sframe/bench bench
+
+bench-unwind:
+	$(MAKE) -C tests/vm/unwind bench SERIES="$(SERIES)"
 
 install: lib tools
 	$(MAKE) -C lib install PREFIX=$(PREFIX)

@@ -9,7 +9,8 @@
 #                  malformed corpus, bounded fuzzing (tests/sframe)
 #   build-SERIES   the module builds for the stock kernel, clean under
 #                  sparse (C=2 W=1)
-#   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm)
+#   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm),
+#                  the unwinding tests of tests/vm/unwind included
 #   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
 #
@@ -87,6 +88,7 @@ vm_stage() {
 	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm; do
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
+	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
 	"$top/scripts/vm-run.sh" -k "$series" -t 1200 \
 		-l "$logs/vm-$series.console" \
 		-a "$ko:/codectl.ko" "${a[@]}" \

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-unwind: boot each stock kernel under QEMU (scripts/vm-run.sh),
+# load codectl.ko and run bench-unwind of every SFrame version (v1, v2, v3:
+# binaries built -fno-omit-frame-pointer AND --gsframe, so that the SFrame
+# walk and the FP walk give the same frames).  A benchmark: it prints
+# figures measured side by side in one run and asserts nothing about time
+# (it fails only if the build, the boot, or the frame comparison fails).
+#
+#   SERIES="6.1 6.12" tests/vm/unwind/bench-unwind.sh [bench-unwind ARGS...]
+#
+# Under TCG the absolute figures are those of an emulated CPU; the ratio
+# sframe/fp is the figure to read.  Full output: .cache/logs/bench-unwind-SERIES.log.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+logs=${CODECTL_CACHE:-$top/.cache}/logs
+mkdir -p "$logs"
+read -r -a series <<<"${SERIES:-6.1 6.12}"
+args=$*
+
+make -s -C "$here" >/dev/null
+rc=0
+for s in "${series[@]}"; do
+	ko=$("$top/scripts/build-module.sh" "$s")
+	log=$logs/bench-unwind-$s.log
+	echo "=== bench-unwind on $s"
+	if ! "$top/scripts/vm-run.sh" -k "$s" -t 1200 -a "$ko:/codectl.ko" \
+		-a "$here/build:/tests/unwind" -- \
+		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done; rmmod codectl; exit \$r" \
+		>"$log" 2>&1; then
+		echo "bench-unwind: $s failed, see $log" >&2
+		rc=1
+	fi
+	# The program's lines only (not the kernel's, not vm-run's).
+	grep -aE '^(# bench-unwind|variant|v[0-9] |# marginal|sframe/fp:|# depth)' "$log" || true
+done
+exit $rc

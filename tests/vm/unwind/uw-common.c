@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by unwind-test.c and bench-unwind.c; see uw-common.h.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <codectl.h>
+#include "uw-common.h"
+
+int uw_fd = -1;
+
+int uw_open(void)
+{
+	if (uw_fd >= 0)
+		return 0;
+	uw_fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+	return uw_fd < 0 ? -errno : 0;
+}
+
+NOIPA long uw_unwind_fd(int fd, struct codectl_unwind_args *a)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_ioctl), "D"((long)fd),
+			   "S"((long)CODECTL_IOC_UNWIND), "d"(a)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+NOIPA long uw_unwind(struct codectl_unwind_args *a)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_ioctl), "D"((long)uw_fd),
+			   "S"((long)CODECTL_IOC_UNWIND), "d"(a)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+void uw_args(struct codectl_unwind_args *a, uint64_t *ips, uint8_t *methods,
+	     uint32_t max, uint32_t flags)
+{
+	memset(a, 0, sizeof(*a));
+	a->ips = (uintptr_t)ips;
+	a->methods = (uintptr_t)methods;
+	a->max_frames = max;
+	a->flags = flags;
+}
+
+bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
+		   const char **name)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+	    !info.dli_saddr || !sym->st_size)
+		return false;
+	*lo = (uintptr_t)info.dli_saddr;
+	*hi = *lo + sym->st_size;
+	if (name)
+		*name = info.dli_sname;
+	return (uintptr_t)fn >= *lo && (uintptr_t)fn < *hi;
+}
+
+const char *uw_sym(uint64_t pc, char *buf, size_t len)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!pc || !dladdr1((void *)(uintptr_t)pc, &info, (void **)&sym,
+			    RTLD_DL_SYMENT)) {
+		snprintf(buf, len, "?");
+	} else if (info.dli_sname && info.dli_saddr && sym &&
+		   pc < (uintptr_t)info.dli_saddr + sym->st_size) {
+		snprintf(buf, len, "%s+%#llx", info.dli_sname,
+			 (unsigned long long)(pc - (uintptr_t)info.dli_saddr));
+	} else {
+		const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+
+		snprintf(buf, len, "%s+%#llx",
+			 obj ? obj + 1 : (info.dli_fname ? info.dli_fname : "?"),
+			 (unsigned long long)(pc - (uintptr_t)info.dli_fbase));
+	}
+	return buf;
+}
+
+const char *uw_method_name(unsigned int m)
+{
+	static const char *const names[] = {
+		[CODECTL_FRAME_REGS] = "REGS", [CODECTL_FRAME_SFRAME] = "SFRAME",
+		[CODECTL_FRAME_JIT] = "JIT", [CODECTL_FRAME_FP] = "FP",
+		[CODECTL_FRAME_FP_ENTRY] = "FP_ENTRY",
+		[CODECTL_FRAME_SIGNAL] = "SIGNAL",
+	};
+
+	return m < sizeof(names) / sizeof(names[0]) && names[m] ? names[m] : "?";
+}
+
+const char *uw_stop_name(unsigned int s)
+{
+	static const char *const names[] = {
+		[CODECTL_STOP_OUTERMOST] = "OUTERMOST", [CODECTL_STOP_END] = "END",
+		[CODECTL_STOP_DEPTH] = "DEPTH", [CODECTL_STOP_FAULT] = "FAULT",
+		[CODECTL_STOP_SP] = "SP", [CODECTL_STOP_ALIGN] = "ALIGN",
+		[CODECTL_STOP_TABLE] = "TABLE", [CODECTL_STOP_NO_USER] = "NO_USER",
+		[CODECTL_STOP_STALE] = "STALE", [CODECTL_STOP_NOMEM] = "NOMEM",
+	};
+
+	return s < sizeof(names) / sizeof(names[0]) && names[s] ? names[s] : "?";
+}
+
+int uw_register_all(void)
+{
+	int n = codectl_register_self();
+
+	return n < 0 ? -errno : n;
+}
+
+int uw_query(uint64_t addr, struct codectl_query_info *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->addr = addr;
+	if (codectl_query(q))
+		return -errno;
+	return addr >= q->text_start ? 0 : -ENOENT;
+}
