@@ -7,6 +7,74 @@
 #ifndef CODECTL_COMPAT_H
 #define CODECTL_COMPAT_H
 
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+
 #include "version.h"
+
+/**
+ * codectl_task_work_add_nmi() - queue a task_work on current from NMI
+ * @head:	the callback_head, not pending
+ * @kick:	this CPU's no-op IRQ_WORK_INIT_HARD irq_work (unused where the
+ *		kernel has TWA_NMI_CURRENT)
+ *
+ * An NMI that interrupted user space returns to it without looking at
+ * TIF_NOTIFY_RESUME; a self-interrupt gives the task an interrupt exit
+ * that runs the work before any further user instruction.  That is what
+ * TWA_NMI_CURRENT does inside the kernel (6.12+); before it, queue with
+ * TWA_RESUME (lock-free: a cmpxchg and a thread flag) and raise the
+ * interrupt with our own irq_work.
+ *
+ * Return: 0, or task_work_add()'s error (-ESRCH: the task is exiting).
+ */
+static inline int codectl_task_work_add_nmi(struct callback_head *head,
+					    struct irq_work *kick)
+{
+#ifdef HAVE_TWA_NMI_CURRENT
+	return task_work_add(current, head, TWA_NMI_CURRENT);
+#else
+	int ret = task_work_add(current, head, TWA_RESUME);
+
+	if (!ret)
+		irq_work_queue(kick);
+	return ret;
+#endif
+}
+
+/* hrtimer_setup() (6.13+) replaced hrtimer_init() and ->function. */
+static inline void codectl_hrtimer_setup(struct hrtimer *timer,
+					 enum hrtimer_restart (*fn)(struct hrtimer *),
+					 clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/*
+ * A self-NMI for the self-test: an NMI IPI to this CPU through the APIC
+ * driver (the x2APIC self-IPI register cannot send NMIs, so not
+ * send_IPI_self).  `apic` is exported (GPL) on 6.1 and 6.12.  Call with
+ * preemption disabled.
+ */
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#define CODECTL_HAVE_SELF_NMI	1
+static inline void codectl_send_self_nmi(void)
+{
+	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+}
+#else
+#define CODECTL_HAVE_SELF_NMI	0
+static inline void codectl_send_self_nmi(void)
+{
+}
+#endif
 
 #endif /* CODECTL_COMPAT_H */

@@ -1,34 +1,631 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: to be written (deferred-unwind callback registry). */
-#include <linux/errno.h>
+/*
+ * Deferred user-space unwinding: the consumers' registry, the per-task
+ * request state and the task_work that unwinds once per kernel entry and
+ * calls every consumer that asked (the contract of upstream's
+ * unwind_deferred_*, which no distro kernel exports).
+ *
+ * Per-task state lives in a pool of slots allocated at load, found by
+ * owner == current in a window of CODECTL_DPROBE slots from
+ * hash_ptr(current): no task_struct field, no allocation in NMI.
+ *
+ * A slot's life:
+ *   free       owner NULL, state RELEASING, cookie 0
+ *   claimed    owner == current, state 0 (only inside one request call)
+ *   requested  state: consumer bits | QUEUED, cookie != 0, its task_work
+ *		queued on the owner; later requests of the same entry set
+ *		their bit and share the cookie and the task_work
+ *   delivering the task_work unwinds (once), calls each consumer whose
+ *		bit is new, and loops while new bits appear
+ *   released   the task_work moves the state from "nothing new" to
+ *		RELEASING with one cmpxchg, resets the cookie and frees
+ *		the slot (owner NULL)
+ *
+ * The cookie is reset only while the slot is RELEASING, so a request
+ * that sets its bit did so under the cookie the delivery reads: a
+ * request never gets a cookie other than the one its callback sees.  A
+ * request made after the release (e.g. from an NMI during the callbacks'
+ * return to user space) claims a new slot and gets a new cookie.
+ *
+ * Only the owner task touches an owned slot (its task context, and IRQs
+ * and NMIs that interrupt it, all with current == owner), so the races
+ * to consider are nesting on one CPU.  Other tasks only claim free slots
+ * (cmpxchg on owner).  The claim protocol is described at
+ * codectl_dslot_get().
+ */
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/task_work.h>
+
 #include <codectl/unwind_deferred.h>
 #include "codectl.h"
+#include "compat.h"
 
-int codectl_unwind_deferred_init(struct codectl_unwind_work *work,
-				 codectl_unwind_callback_t func)
+#define CODECTL_DSLOT_BITS	12
+#define CODECTL_DSLOTS		BIT(CODECTL_DSLOT_BITS)
+/* Slots looked at per task: lookups and claims scan this window. */
+#define CODECTL_DPROBE		64
+
+/* state: one request bit per consumer, then two bits of our own. */
+#define CODECTL_DCONSUMERS	(BITS_PER_LONG - 2)
+#define CODECTL_DQUEUED		BIT(BITS_PER_LONG - 2)
+#define CODECTL_DRELEASING	BIT(BITS_PER_LONG - 1)
+#define CODECTL_DREQ_MASK	(CODECTL_DQUEUED - 1)
+
+/**
+ * struct codectl_dslot - the deferred-unwind state of one task
+ * @owner:	the task, or NULL when free; claimed with cmpxchg
+ * @state:	request bits, CODECTL_DQUEUED, CODECTL_DRELEASING
+ * @cookie:	of the current entry, 0 until the first request
+ * @req_ip:	user pc at the request that assigned @cookie
+ * @req_sp:	user stack pointer then
+ * @twork:	the task_work, queued once per requested state
+ * @delivered:	consumer bits already called back with @cookie
+ * @traced:	@trace holds this entry's unwind (owner's task context only)
+ * @trace:	the unwind, into a buffer the slot keeps across owners
+ */
+struct codectl_dslot {
+	struct task_struct *owner;
+	atomic_long_t state;
+	atomic64_t cookie;
+	unsigned long req_ip;
+	unsigned long req_sp;
+	struct callback_head twork;
+	atomic_long_t delivered;
+	bool traced;
+	struct codectl_trace trace;
+};
+
+static struct codectl_dslot *codectl_dslots;
+
+/* Consumers by bit; callbacks run under codectl_dsrcu. */
+static struct codectl_unwind_work __rcu *codectl_dconsumers[CODECTL_DCONSUMERS];
+static unsigned long codectl_dused;	/* bits handed out, under codectl_dlock */
+static DEFINE_MUTEX(codectl_dlock);
+static struct srcu_struct codectl_dsrcu;
+
+/* Per-CPU state of a slot claim; see codectl_dslot_get(). */
+struct codectl_dclaim {
+	struct codectl_dslot *result;
+	int active;
+};
+
+static DEFINE_PER_CPU(struct codectl_dclaim, codectl_dclaim);
+static DEFINE_PER_CPU(u32, codectl_dcookie_seq);
+
+#ifndef HAVE_TWA_NMI_CURRENT
+static void codectl_dkick_fn(struct irq_work *w)
 {
-	return -EOPNOTSUPP;
+	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
 }
-EXPORT_SYMBOL_GPL(codectl_unwind_deferred_init);
 
+static DEFINE_PER_CPU(struct irq_work, codectl_dkick) =
+	IRQ_WORK_INIT_HARD(codectl_dkick_fn);
+#define CODECTL_DKICK()		this_cpu_ptr(&codectl_dkick)
+#else
+#define CODECTL_DKICK()		NULL
+#endif
+
+/*
+ * A new cookie: this CPU's sequence number (odd, so never 0) in the high
+ * half, cpu + 1 in the low half.  this_cpu_add_return() is one
+ * instruction on x86, so NMIs cannot tear it.  Preemption disabled.
+ */
+static u64 codectl_dcookie_new(void)
+{
+	u32 seq = this_cpu_add_return(codectl_dcookie_seq, 2) | 1;
+
+	return ((u64)seq << 32) | (smp_processor_id() + 1);
+}
+
+static struct codectl_dslot *codectl_dslot_at(unsigned int h, unsigned int i)
+{
+	return &codectl_dslots[(h + i) & (CODECTL_DSLOTS - 1)];
+}
+
+/* The slot @t owns and does not release, or NULL. */
+static struct codectl_dslot *codectl_dslot_lookup(struct task_struct *t)
+{
+	unsigned int h = hash_ptr(t, CODECTL_DSLOT_BITS), i;
+	struct codectl_dslot *s;
+
+	for (i = 0; i < CODECTL_DPROBE; i++) {
+		s = codectl_dslot_at(h, i);
+		if (READ_ONCE(s->owner) == t &&
+		    !(atomic_long_read(&s->state) & CODECTL_DRELEASING))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Claim a free slot for current: cmpxchg on its owner, then clear the
+ * RELEASING it kept while free.  Until then lookups (of nested contexts)
+ * skip it.  Any context, preemption disabled.
+ */
+static struct codectl_dslot *codectl_dslot_claim_new(void)
+{
+	unsigned int h = hash_ptr(current, CODECTL_DSLOT_BITS), i;
+	struct codectl_dslot *s;
+
+	for (i = 0; i < CODECTL_DPROBE; i++) {
+		s = codectl_dslot_at(h, i);
+		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
+			continue;
+		atomic_long_inc(&codectl_stats.unwind_tasks);
+		/* cmpxchg() ordered this after the releaser's resets. */
+		atomic_long_set(&s->state, 0);
+		return s;
+	}
+	return NULL;
+}
+
+/* Free a slot whose state is RELEASING: reset it, then publish it free. */
+static void codectl_dslot_free(struct codectl_dslot *s)
+{
+	atomic64_set(&s->cookie, 0);
+	atomic_long_set(&s->delivered, 0);
+	s->traced = false;
+	/* Pairs with the claimant's cmpxchg: it sees the resets above. */
+	smp_store_release(&s->owner, NULL);
+	atomic_long_dec(&codectl_stats.unwind_tasks);
+}
+
+/* Give back a slot claimed in vain (no request bit was ever set on it). */
+static void codectl_dslot_abandon(struct codectl_dslot *s)
+{
+	/* If a bit was set after all, its task_work releases the slot. */
+	if (!atomic_long_cmpxchg(&s->state, 0, CODECTL_DRELEASING))
+		codectl_dslot_free(s);
+}
+
+/* A nested context claims while an outer one is claiming for current. */
+static struct codectl_dslot *codectl_dslot_claim_nested(void)
+{
+	struct codectl_dslot *s, *won;
+
+	s = codectl_dslot_claim_new();
+	if (!s)
+		return this_cpu_read(codectl_dclaim.result);
+	won = this_cpu_cmpxchg(codectl_dclaim.result, NULL, s);
+	if (won) {
+		/* A context nested deeper in ours claimed first. */
+		codectl_dslot_abandon(s);
+		return won;
+	}
+	return s;
+}
+
+/**
+ * codectl_dslot_get() - find or claim current's slot
+ *
+ * Called with preemption disabled, from task, IRQ or NMI context.  The
+ * danger is nesting on one CPU (task -> IRQ -> NMI, all with the same
+ * current, since preemption is off in the task's claim): two contexts
+ * that both miss in the lookup would claim two slots for one task, and
+ * the task's requests would be split between two cookies.  Per-CPU
+ * claim state, only ever touched by this CPU:
+ *
+ *  (1) claim.active and claim.result set: an interrupted claim for
+ *      current has already got a slot from a nested context: use it.
+ *  (2) lookup owner == current (not RELEASING): use it.  A slot being
+ *      claimed is still RELEASING, so it is not found here.
+ *  (3) claim.active (we interrupted a claim for current, which has not
+ *      found anything yet): claim a slot and install it in claim.result
+ *      with cmpxchg(NULL -> ours); if a context nested in ours installed
+ *      one first, abandon ours and use it.  The cmpxchg (rather than a
+ *      plain store, as first planned) matters with three levels: task
+ *      claims, IRQ claims, NMI claims, and the IRQ must not overwrite
+ *      the NMI's result, whose slot carries the NMI's request bit.
+ *  (4) outermost: result = NULL, active = 1, then look up AGAIN: a
+ *      context that interrupted us between (2) and active = 1 ran a
+ *      whole claim of its own, which (2) could not see (a hole in the
+ *      first plan: two slots).  Then claim, install in claim.result
+ *      with the same cmpxchg (a nested claim wins), active = 0 and
+ *      result = NULL, in this order: a context interrupting in between
+ *      is an outermost claim and clears result itself first.
+ *
+ * Nested contexts see the outer claim frozen (it cannot run while they
+ * do), so every context of the nest ends up with the slot the first
+ * completed claim installed or the one the lookup finds, never two.
+ *
+ * Return: current's slot, or NULL when its window has no free slot.
+ */
+static struct codectl_dslot *codectl_dslot_get(void)
+{
+	struct codectl_dslot *s, *won;
+
+	if (this_cpu_read(codectl_dclaim.active)) {
+		s = this_cpu_read(codectl_dclaim.result);
+		if (s)
+			return s;
+	}
+	s = codectl_dslot_lookup(current);
+	if (s)
+		return s;
+	if (this_cpu_read(codectl_dclaim.active))
+		return codectl_dslot_claim_nested();
+
+	this_cpu_write(codectl_dclaim.result, NULL);
+	barrier();
+	this_cpu_write(codectl_dclaim.active, 1);
+	barrier();
+	s = codectl_dslot_lookup(current);
+	if (!s) {
+		s = codectl_dslot_claim_new();
+		barrier();
+		if (s) {
+			won = this_cpu_cmpxchg(codectl_dclaim.result, NULL, s);
+			if (won) {
+				codectl_dslot_abandon(s);
+				s = won;
+			}
+		} else {
+			s = this_cpu_read(codectl_dclaim.result);
+		}
+	}
+	barrier();
+	this_cpu_write(codectl_dclaim.active, 0);
+	barrier();
+	this_cpu_write(codectl_dclaim.result, NULL);
+	return s;
+}
+
+/* An unwind that ends before it starts, counted like the others. */
+static void codectl_dslot_stopped(struct codectl_trace *t, unsigned int stop)
+{
+	t->stop = stop;
+	atomic64_inc(&codectl_unwind_counters.unwinds);
+	atomic64_inc(&codectl_unwind_counters.stops[stop]);
+}
+
+/* Unwind current's user stack once for this entry, into the slot. */
+static void codectl_dslot_unwind(struct codectl_dslot *s)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned int max = clamp_t(unsigned int, READ_ONCE(codectl_max_frames),
+				   1, CODECTL_UNWIND_MAX_FRAMES);
+	struct codectl_trace *t = &s->trace;
+
+	s->traced = true;
+	t->nr = 0;
+	if (!current->mm || (current->flags & PF_EXITING)) {
+		/* task_works run from do_exit too, after exit_mm(). */
+		codectl_dslot_stopped(t, CODECTL_STOP_NO_USER);
+		return;
+	}
+	if (instruction_pointer(regs) != s->req_ip ||
+	    user_stack_pointer(regs) != s->req_sp) {
+		/* The request outlived its entry: no stack rather than a wrong one. */
+		codectl_dslot_stopped(t, CODECTL_STOP_STALE);
+		return;
+	}
+	if (t->max != max) {
+		kfree(t->ips);
+		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8), GFP_KERNEL);
+		t->methods = t->ips ? (u8 *)(t->ips + max) : NULL;
+		t->max = t->ips ? max : 0;
+	}
+	if (!t->ips) {
+		codectl_dslot_stopped(t, CODECTL_STOP_NOMEM);
+		return;
+	}
+	codectl_unwind_current(t, 0);
+}
+
+/*
+ * Call back every consumer whose bit is set and not yet delivered, with
+ * one unwind for the entry.  @final (the task_work): loop until nothing
+ * new is pending, then release the slot.  Else (a flush from the task's
+ * own ioctl): deliver what is pending now; the queued task_work
+ * delivers what comes later and releases.  Owner's task context.
+ */
+static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
+{
+	u64 cookie = atomic64_read(&s->cookie);
+	struct codectl_unwind_trace trace;
+	struct codectl_unwind_work *work;
+	unsigned long state, todo;
+	int bit, idx;
+
+	for (;;) {
+		state = atomic_long_read(&s->state);
+		todo = state & CODECTL_DREQ_MASK &
+		       ~atomic_long_read(&s->delivered);
+		if (!todo) {
+			if (!final)
+				return;
+			/* Nothing new: no request can join this state any more. */
+			if (atomic_long_try_cmpxchg(&s->state, &state,
+						    CODECTL_DRELEASING))
+				break;
+			continue;
+		}
+		if (!s->traced)
+			codectl_dslot_unwind(s);
+		trace.nr = s->trace.nr;
+		trace.stop = s->trace.stop;
+		trace.ips = s->trace.ips;
+		trace.methods = s->trace.methods;
+		idx = srcu_read_lock(&codectl_dsrcu);
+		for_each_set_bit(bit, &todo, CODECTL_DCONSUMERS) {
+			work = srcu_dereference(codectl_dconsumers[bit],
+						&codectl_dsrcu);
+			if (!work)
+				continue;
+			work->func(work, &trace, cookie);
+			atomic64_inc(&codectl_unwind_counters.callbacks);
+		}
+		/* Inside the SRCU section: cancel() clears it after. */
+		atomic_long_or(todo, &s->delivered);
+		srcu_read_unlock(&codectl_dsrcu, idx);
+	}
+	codectl_dslot_free(s);
+}
+
+static void codectl_dslot_twork(struct callback_head *head)
+{
+	codectl_dslot_deliver(container_of(head, struct codectl_dslot, twork),
+			      true);
+	/* Last: module exit waits for 0, then for RCU tasks. */
+	atomic_long_dec(&codectl_stats.unwind_works);
+}
+
+/**
+ * codectl_unwind_deferred_request() - ask for current's user stack
+ * @work:	the consumer, initialised with codectl_unwind_deferred_init()
+ * @cookie:	out: the cookie of this kernel entry of current (never 0)
+ *
+ * Callable from task, IRQ and NMI context: no allocation, no lock.  The
+ * consumer's callback runs once, in current's context before it returns
+ * to user space (or at its exit), with the trace and *@cookie.  Every
+ * request made during one kernel entry, by any consumer, gets the same
+ * cookie and shares one unwind, until the callbacks have run; a request
+ * made after them (still in the same entry) starts a new cookie.
+ *
+ * Return: 0 when queued; 1 when this consumer has already asked during
+ * this entry (its one callback is queued or has run, with *@cookie);
+ * -EINVAL when current has no user context (kernel thread, exiting, no
+ * mm, not entered from user mode); -ENOENT for a consumer not
+ * initialised or cancelled; -ENOSPC when no per-task slot is free.
+ */
 int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 				    u64 *cookie)
 {
-	return -EOPNOTSUPP;
+	struct pt_regs *regs = task_pt_regs(current);
+	struct codectl_dslot *s;
+	unsigned long old, mask;
+	u64 c, new;
+	int bit, ret;
+
+	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
+	    !user_mode(regs))
+		return -EINVAL;
+	bit = READ_ONCE(work->bit);
+	if (bit < 0 || bit >= CODECTL_DCONSUMERS)
+		return -ENOENT;
+
+	/*
+	 * Preemption off: current stays on this CPU during the claim, and
+	 * cancel()'s synchronize_rcu() waits for the whole request.
+	 */
+	preempt_disable();
+	if (rcu_access_pointer(codectl_dconsumers[bit]) != work) {
+		ret = -ENOENT;
+		goto out;
+	}
+	s = codectl_dslot_get();
+	if (!s) {
+		ret = -ENOSPC;
+		goto out;
+	}
+
+	c = atomic64_read(&s->cookie);
+	if (!c) {
+		new = codectl_dcookie_new();
+		c = atomic64_cmpxchg(&s->cookie, 0, new);
+		if (!c) {
+			/* Read only by the task_work, after we are done. */
+			c = new;
+			s->req_ip = instruction_pointer(regs);
+			s->req_sp = user_stack_pointer(regs);
+		}
+	}
+	*cookie = c;
+
+	mask = BIT(bit);
+	old = atomic_long_read(&s->state);
+	do {
+		if (old & CODECTL_DRELEASING) {
+			/* Cannot happen: only the owner's task_work releases. */
+			ret = -EBUSY;
+			goto out;
+		}
+		if (old & mask) {
+			ret = 1;
+			goto out;
+		}
+	} while (!atomic_long_try_cmpxchg(&s->state, &old,
+					  old | mask | CODECTL_DQUEUED));
+	ret = 0;
+	atomic64_inc(&codectl_unwind_counters.requests);
+	if (old & CODECTL_DQUEUED)
+		goto out;
+
+	atomic_long_inc(&codectl_stats.unwind_works);
+	if (in_nmi())
+		ret = codectl_task_work_add_nmi(&s->twork, CODECTL_DKICK());
+	else
+		ret = task_work_add(current, &s->twork, TWA_RESUME);
+	if (ret) {
+		/*
+		 * Cannot happen either: task_work_add() fails only after
+		 * exit_task_work(), long after PF_EXITING.  Leave no bit
+		 * that would wait for a task_work forever.
+		 */
+		atomic_long_dec(&codectl_stats.unwind_works);
+		atomic_long_andnot(CODECTL_DREQ_MASK | CODECTL_DQUEUED,
+				   &s->state);
+	}
+out:
+	preempt_enable();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(codectl_unwind_deferred_request);
 
+/**
+ * codectl_unwind_deferred_init() - register a consumer
+ * @work:	the consumer (embedded in the caller's structure)
+ * @func:	its callback
+ *
+ * Context: process context (sleeps).
+ * Return: 0, or -EBUSY when all BITS_PER_LONG - 2 consumer bits are taken.
+ */
+int codectl_unwind_deferred_init(struct codectl_unwind_work *work,
+				 codectl_unwind_callback_t func)
+{
+	int bit;
+
+	mutex_lock(&codectl_dlock);
+	bit = find_first_zero_bit(&codectl_dused, CODECTL_DCONSUMERS);
+	if (bit >= CODECTL_DCONSUMERS) {
+		mutex_unlock(&codectl_dlock);
+		work->bit = -1;
+		return -EBUSY;
+	}
+	__set_bit(bit, &codectl_dused);
+	work->func = func;
+	WRITE_ONCE(work->bit, bit);
+	rcu_assign_pointer(codectl_dconsumers[bit], work);
+	mutex_unlock(&codectl_dlock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(codectl_unwind_deferred_init);
+
+/**
+ * codectl_unwind_deferred_cancel() - unregister a consumer
+ * @work:	the consumer
+ *
+ * After it returns no callback of @work runs or will run, its requests
+ * still pending are forgotten (the tasks' task_works find nothing for
+ * it) and its bit may be given to another consumer.  Requests racing
+ * with it fail with -ENOENT.  Harmless on a consumer not initialised or
+ * already cancelled.
+ *
+ * Context: process context (sleeps: waits for RCU and for callbacks).
+ */
 void codectl_unwind_deferred_cancel(struct codectl_unwind_work *work)
 {
+	unsigned int i;
+	int bit;
+
+	mutex_lock(&codectl_dlock);
+	bit = work->bit;
+	if (bit < 0 || bit >= CODECTL_DCONSUMERS ||
+	    rcu_access_pointer(codectl_dconsumers[bit]) != work) {
+		mutex_unlock(&codectl_dlock);
+		return;
+	}
+	WRITE_ONCE(work->bit, -1);
+	RCU_INIT_POINTER(codectl_dconsumers[bit], NULL);
+	/* Requests run with preemption off: none is still setting the bit. */
+	synchronize_rcu();
+	for (i = 0; i < CODECTL_DSLOTS; i++)
+		atomic_long_andnot(BIT(bit), &codectl_dslots[i].state);
+	/* Callbacks still running, and their 'delivered' updates, are done. */
+	synchronize_srcu(&codectl_dsrcu);
+	for (i = 0; i < CODECTL_DSLOTS; i++)
+		atomic_long_andnot(BIT(bit), &codectl_dslots[i].delivered);
+	__clear_bit(bit, &codectl_dused);
+	mutex_unlock(&codectl_dlock);
 }
 EXPORT_SYMBOL_GPL(codectl_unwind_deferred_cancel);
 
+/*
+ * Deliver now, from current's own ioctl, what is pending for its current
+ * entry (the self-test's STOP: its own entry's requests would otherwise
+ * be delivered only after it returned).  Same entry, same cookie and user
+ * registers as the task_work would see; the task_work, still queued,
+ * delivers later requests and releases the slot.
+ */
+void codectl_deferred_flush(void)
+{
+	struct codectl_dslot *s;
+
+	preempt_disable();
+	s = codectl_dslot_lookup(current);
+	preempt_enable();
+	/* Only current's task context releases it: s stays ours. */
+	if (s && (atomic_long_read(&s->state) & CODECTL_DQUEUED))
+		codectl_dslot_deliver(s, false);
+}
+
 int codectl_deferred_init(void)
 {
+	unsigned int i;
+	int ret, cpu;
+
+	ret = init_srcu_struct(&codectl_dsrcu);
+	if (ret)
+		return ret;
+	codectl_dslots = kvcalloc(CODECTL_DSLOTS, sizeof(*codectl_dslots),
+				  GFP_KERNEL);
+	if (!codectl_dslots) {
+		cleanup_srcu_struct(&codectl_dsrcu);
+		return -ENOMEM;
+	}
+	for (i = 0; i < CODECTL_DSLOTS; i++) {
+		atomic_long_set(&codectl_dslots[i].state, CODECTL_DRELEASING);
+		init_task_work(&codectl_dslots[i].twork, codectl_dslot_twork);
+	}
+	for_each_possible_cpu(cpu)
+		per_cpu(codectl_dcookie_seq, cpu) = 1;
 	return 0;
 }
 
 void codectl_deferred_exit(void)
 {
+	unsigned int i, waited = 0;
+	int cpu;
+
+	/*
+	 * Every consumer is cancelled: the task_works still queued find
+	 * nothing to deliver, but their tasks must run them (on the way to
+	 * user space or at exit) before the slots and this code may go.
+	 */
+	while (atomic_long_read(&codectl_stats.unwind_works)) {
+		if (!(++waited % 500))
+			pr_info("codectl: unload waits for %ld queued deferred unwinds\n",
+				atomic_long_read(&codectl_stats.unwind_works));
+		msleep(20);
+	}
+	/* The last statement of the task_work has run; let it return. */
+	synchronize_rcu_tasks();
+#ifndef HAVE_TWA_NMI_CURRENT
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&codectl_dkick, cpu));
+#else
+	(void)cpu;
+#endif
+	for (i = 0; i < CODECTL_DSLOTS; i++)
+		kfree(codectl_dslots[i].trace.ips);
+	kvfree(codectl_dslots);
+	codectl_dslots = NULL;
+	cleanup_srcu_struct(&codectl_dsrcu);
 }

@@ -1,14 +1,418 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: to be written (hrtimer + NMI self-test consumers). */
-#include <linux/errno.h>
-#include "codectl.h"
+/*
+ * CODECTL_IOC_SELFTEST_START/STOP: a kernel self-test of the deferred
+ * unwind API with two consumers.  An hrtimer pinned to the caller's CPU
+ * requests (hard IRQ) whenever it interrupts the caller's thread, then
+ * sends an NMI to its own CPU, whose handler requests with the second
+ * consumer.  Checked: the NMI's cookie is the hrtimer's of the same
+ * entry; each callback's cookie is its request's; both consumers got the
+ * same trace for one cookie.
+ *
+ * Protocol of STOP (documented in the uapi): disarm (timer cancelled, NMI
+ * handler unregistered: no request after this), deliver the caller's own
+ * pending requests of this entry (if the caller is the target thread, the
+ * requests made during STOP's own kernel entry would otherwise be
+ * delivered only after STOP returns; every earlier entry of the target
+ * has ended, and its callbacks have run), wait (at most 2 s) for the
+ * target's callbacks still queued when STOP comes from another thread,
+ * then report and unregister the consumers.
+ */
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <asm/irq_regs.h>
 
+#include <codectl/unwind_deferred.h>
+#include "codectl.h"
+#include "compat.h"
+
+#define CODECTL_ST_RING		16
+#define CODECTL_ST_IRQ		0
+#define CODECTL_ST_NMI		1
+
+/* The first callback seen for a cookie, to compare with the other's. */
+struct codectl_st_seen {
+	u64 cookie;
+	u32 hash;
+	u32 nr;
+	u32 stop;
+	u32 which;	/* consumers seen: BIT(CODECTL_ST_IRQ) | BIT(...NMI) */
+};
+
+struct codectl_st_consumer {
+	struct codectl_unwind_work work;
+	atomic64_t requests;	/* queued (request returned 0) */
+	atomic64_t callbacks;
+	atomic64_t cookie;	/* what the last request returned */
+};
+
+static struct {
+	struct mutex lock;		/* START, STOP, module exit */
+	bool running;			/* between START and STOP */
+	bool armed;			/* the timer and NMI may request */
+	struct task_struct *target;	/* the START caller, referenced */
+	ktime_t period;
+	struct hrtimer timer;
+	struct codectl_st_consumer c[2];
+	atomic64_t entries;
+	atomic64_t cookie_mismatches;
+	atomic64_t trace_mismatches;
+	atomic64_t refused;
+	atomic64_t user_cookie;		/* last hrtimer request from user mode */
+	wait_queue_head_t wq;		/* callbacks wake STOP */
+	spinlock_t seen_lock;		/* ring and last trace; task context */
+	struct codectl_st_seen seen[CODECTL_ST_RING];
+	unsigned int seen_next;
+	u64 *last_ips;
+	u32 last_nr;
+	u32 last_stop;
+} codectl_st = {
+	.lock = __MUTEX_INITIALIZER(codectl_st.lock),
+	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(codectl_st.wq),
+	.seen_lock = __SPIN_LOCK_UNLOCKED(codectl_st.seen_lock),
+};
+
+/* The hrtimer handler of this CPU is waiting for its NMI. */
+static DEFINE_PER_CPU(int, codectl_st_expected);
+static DEFINE_PER_CPU(int, codectl_st_in_timer);
+static DEFINE_PER_CPU(int, codectl_st_nmi_seen);
+static DEFINE_PER_CPU(u64, codectl_st_timer_cookie);
+
+/* Count a request of consumer @i that returned @ret and @cookie. */
+static void codectl_st_requested(int i, int ret, u64 cookie)
+{
+	struct codectl_st_consumer *c = &codectl_st.c[i];
+
+	if (ret < 0) {
+		atomic64_inc(&codectl_st.refused);
+		return;
+	}
+	if (ret == 0) {
+		atomic64_set(&c->cookie, cookie);
+		atomic64_inc(&c->requests);
+	} else if (atomic64_read(&c->cookie) != cookie) {
+		/* Asked again in one entry: the same cookie as before. */
+		atomic64_inc(&codectl_st.cookie_mismatches);
+	}
+}
+
+static u64 codectl_st_outstanding(void)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		n += atomic64_read(&codectl_st.c[i].requests) -
+		     atomic64_read(&codectl_st.c[i].callbacks);
+	return n;
+}
+
+static void codectl_st_callback(struct codectl_unwind_work *work,
+				const struct codectl_unwind_trace *t,
+				u64 cookie)
+{
+	struct codectl_st_consumer *c =
+		container_of(work, struct codectl_st_consumer, work);
+	int i = c - codectl_st.c;
+	struct codectl_st_seen *e = NULL;
+	unsigned int k;
+	u32 hash;
+
+	if (atomic64_read(&c->cookie) != cookie)
+		atomic64_inc(&codectl_st.cookie_mismatches);
+	hash = jhash(t->ips, t->nr * sizeof(u64), t->nr);
+	hash = jhash(t->methods, t->nr, hash);
+
+	spin_lock(&codectl_st.seen_lock);
+	for (k = 0; k < CODECTL_ST_RING; k++) {
+		if (codectl_st.seen[k].which &&
+		    codectl_st.seen[k].cookie == cookie) {
+			e = &codectl_st.seen[k];
+			break;
+		}
+	}
+	if (!e) {
+		e = &codectl_st.seen[codectl_st.seen_next++ % CODECTL_ST_RING];
+		e->cookie = cookie;
+		e->hash = hash;
+		e->nr = t->nr;
+		e->stop = t->stop;
+		e->which = BIT(i);
+	} else if (!(e->which & BIT(i))) {
+		if (e->hash != hash || e->nr != t->nr || e->stop != t->stop)
+			atomic64_inc(&codectl_st.trace_mismatches);
+		e->which |= BIT(i);
+		if (e->which == (BIT(CODECTL_ST_IRQ) | BIT(CODECTL_ST_NMI)))
+			atomic64_inc(&codectl_st.entries);
+	}
+	if (i == CODECTL_ST_IRQ && codectl_st.last_ips &&
+	    cookie == atomic64_read(&codectl_st.user_cookie)) {
+		codectl_st.last_nr = t->nr;
+		codectl_st.last_stop = t->stop;
+		if (t->nr)
+			memcpy(codectl_st.last_ips, t->ips,
+			       t->nr * sizeof(u64));
+	}
+	spin_unlock(&codectl_st.seen_lock);
+
+	atomic64_inc(&c->callbacks);
+	wake_up(&codectl_st.wq);
+}
+
+#if CODECTL_HAVE_SELF_NMI
+static int codectl_st_nmi(unsigned int type, struct pt_regs *regs)
+{
+	u64 cookie;
+	int ret;
+
+	if (!this_cpu_read(codectl_st_expected))
+		return NMI_DONE;
+	this_cpu_write(codectl_st_expected, 0);
+	if (READ_ONCE(codectl_st.armed) &&
+	    current == READ_ONCE(codectl_st.target)) {
+		ret = codectl_unwind_deferred_request(&codectl_st.c[CODECTL_ST_NMI].work,
+						      &cookie);
+		codectl_st_requested(CODECTL_ST_NMI, ret, cookie);
+		/* Within the hrtimer handler: the same kernel entry. */
+		if (ret >= 0 && this_cpu_read(codectl_st_in_timer) &&
+		    cookie != this_cpu_read(codectl_st_timer_cookie))
+			atomic64_inc(&codectl_st.cookie_mismatches);
+	}
+	this_cpu_write(codectl_st_nmi_seen, 1);
+	return NMI_HANDLED;
+}
+#endif
+
+static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
+{
+	struct pt_regs *regs = get_irq_regs();
+	u64 cookie;
+	int ret, i;
+
+	if (!READ_ONCE(codectl_st.armed))
+		return HRTIMER_NORESTART;
+	/* Ticks landing on other tasks are not requests. */
+	if (current == READ_ONCE(codectl_st.target)) {
+		ret = codectl_unwind_deferred_request(&codectl_st.c[CODECTL_ST_IRQ].work,
+						      &cookie);
+		codectl_st_requested(CODECTL_ST_IRQ, ret, cookie);
+		if (ret >= 0) {
+			if (regs && user_mode(regs))
+				atomic64_set(&codectl_st.user_cookie, cookie);
+			this_cpu_write(codectl_st_timer_cookie, cookie);
+			this_cpu_write(codectl_st_nmi_seen, 0);
+			this_cpu_write(codectl_st_in_timer, 1);
+			this_cpu_write(codectl_st_expected, 1);
+			barrier();
+			codectl_send_self_nmi();
+			/* The NMI comes at once; do not wait forever. */
+			for (i = 0; i < 100000; i++) {
+				if (this_cpu_read(codectl_st_nmi_seen))
+					break;
+				cpu_relax();
+			}
+			barrier();
+			this_cpu_write(codectl_st_in_timer, 0);
+		}
+	}
+	hrtimer_forward_now(timer, codectl_st.period);
+	return HRTIMER_RESTART;
+}
+
+/* No request after this returns.  Under codectl_st.lock. */
+static void codectl_st_disarm(void)
+{
+	WRITE_ONCE(codectl_st.armed, false);
+	hrtimer_cancel(&codectl_st.timer);
+#if CODECTL_HAVE_SELF_NMI
+	/* Waits for a handler running on another CPU (synchronize_rcu). */
+	unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
+#endif
+}
+
+/* After disarming: consumers gone, target released.  Under the lock. */
+static void codectl_st_teardown(void)
+{
+	int cpu;
+
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
+	for_each_possible_cpu(cpu)
+		per_cpu(codectl_st_expected, cpu) = 0;
+	put_task_struct(codectl_st.target);
+	codectl_st.target = NULL;
+	kvfree(codectl_st.last_ips);
+	codectl_st.last_ips = NULL;
+	codectl_st.running = false;
+}
+
+static long codectl_st_start(void __user *uargs)
+{
+	struct codectl_selftest_args a;
+	u64 *ips;
+	int ret, i;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!CODECTL_HAVE_SELF_NMI)
+		return -EOPNOTSUPP;
+	if (copy_from_user(&a, uargs, sizeof(a)))
+		return -EFAULT;
+	if (a.period_us < 10 || a.period_us > 1000000)
+		return -EINVAL;
+	ips = kvmalloc_array(CODECTL_UNWIND_MAX_FRAMES, sizeof(u64),
+			     GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+
+	mutex_lock(&codectl_st.lock);
+	if (codectl_st.running) {
+		ret = -EBUSY;
+		goto err;
+	}
+	for (i = 0; i < 2; i++) {
+		atomic64_set(&codectl_st.c[i].requests, 0);
+		atomic64_set(&codectl_st.c[i].callbacks, 0);
+		atomic64_set(&codectl_st.c[i].cookie, 0);
+	}
+	atomic64_set(&codectl_st.entries, 0);
+	atomic64_set(&codectl_st.cookie_mismatches, 0);
+	atomic64_set(&codectl_st.trace_mismatches, 0);
+	atomic64_set(&codectl_st.refused, 0);
+	atomic64_set(&codectl_st.user_cookie, 0);
+	memset(codectl_st.seen, 0, sizeof(codectl_st.seen));
+	codectl_st.seen_next = 0;
+	codectl_st.last_nr = 0;
+	codectl_st.last_stop = 0;
+	codectl_st.last_ips = ips;
+
+	ret = codectl_unwind_deferred_init(&codectl_st.c[CODECTL_ST_IRQ].work,
+					   codectl_st_callback);
+	if (ret)
+		goto err;
+	ret = codectl_unwind_deferred_init(&codectl_st.c[CODECTL_ST_NMI].work,
+					   codectl_st_callback);
+	if (ret)
+		goto err_irq;
+#if CODECTL_HAVE_SELF_NMI
+	ret = register_nmi_handler(NMI_LOCAL, codectl_st_nmi, 0,
+				   "codectl_selftest");
+	if (ret)
+		goto err_nmi;
+#endif
+	codectl_st.target = get_task_struct(current);
+	codectl_st.period = ns_to_ktime((u64)a.period_us * NSEC_PER_USEC);
+	codectl_st.running = true;
+	WRITE_ONCE(codectl_st.armed, true);
+	codectl_hrtimer_setup(&codectl_st.timer, codectl_st_timer,
+			      CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	/* Pinned to the CPU we run on: pin the thread there first. */
+	hrtimer_start(&codectl_st.timer, codectl_st.period,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	mutex_unlock(&codectl_st.lock);
+	return 0;
+
+#if CODECTL_HAVE_SELF_NMI
+err_nmi:
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
+#endif
+err_irq:
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
+err:
+	codectl_st.last_ips = NULL;
+	mutex_unlock(&codectl_st.lock);
+	kvfree(ips);
+	return ret;
+}
+
+static long codectl_st_stop(void __user *uargs)
+{
+	struct codectl_selftest_args a;
+	u32 n;
+	int ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&a, uargs, sizeof(a)))
+		return -EFAULT;
+
+	mutex_lock(&codectl_st.lock);
+	if (!codectl_st.running) {
+		mutex_unlock(&codectl_st.lock);
+		return -EINVAL;
+	}
+	codectl_st_disarm();
+	if (current == codectl_st.target)
+		codectl_deferred_flush();
+	wait_event_timeout(codectl_st.wq, !codectl_st_outstanding(), 2 * HZ);
+
+	a.irq_requests = atomic64_read(&codectl_st.c[CODECTL_ST_IRQ].requests);
+	a.nmi_requests = atomic64_read(&codectl_st.c[CODECTL_ST_NMI].requests);
+	/* Consumers are still registered: read callbacks under the lock. */
+	spin_lock(&codectl_st.seen_lock);
+	a.irq_callbacks = atomic64_read(&codectl_st.c[CODECTL_ST_IRQ].callbacks);
+	a.nmi_callbacks = atomic64_read(&codectl_st.c[CODECTL_ST_NMI].callbacks);
+	a.entries = atomic64_read(&codectl_st.entries);
+	a.cookie_mismatches = atomic64_read(&codectl_st.cookie_mismatches);
+	a.trace_mismatches = atomic64_read(&codectl_st.trace_mismatches);
+	a.refused = atomic64_read(&codectl_st.refused);
+	a.nr = codectl_st.last_nr;
+	a.stop = codectl_st.last_stop;
+	spin_unlock(&codectl_st.seen_lock);
+	/* No callback can change last_ips once the consumers are gone. */
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
+	n = min(a.nr, a.max_frames);
+	if (a.ips && n &&
+	    copy_to_user(u64_to_user_ptr(a.ips), codectl_st.last_ips,
+			 n * sizeof(u64)))
+		ret = -EFAULT;
+	codectl_st_teardown();
+	mutex_unlock(&codectl_st.lock);
+	if (!ret && copy_to_user(uargs, &a, sizeof(a)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/**
+ * codectl_selftest_ioctl() - CODECTL_IOC_SELFTEST_START and _STOP
+ * @file:	the device file
+ * @cmd:	the ioctl
+ * @arg:	user pointer to struct codectl_selftest_args
+ *
+ * Return: 0 or a negative errno, as documented in uapi/linux/codectl.h.
+ */
 long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
-	return -EOPNOTSUPP;
+	void __user *uargs = (void __user *)arg;
+
+	switch (cmd) {
+	case CODECTL_IOC_SELFTEST_START:
+		return codectl_st_start(uargs);
+	case CODECTL_IOC_SELFTEST_STOP:
+		return codectl_st_stop(uargs);
+	}
+	return -ENOTTY;
 }
 
+/* Module unload: disarm a test left running (its caller may be gone). */
 void codectl_selftest_exit(void)
 {
+	mutex_lock(&codectl_st.lock);
+	if (codectl_st.running) {
+		codectl_st_disarm();
+		/* Pending requests are forgotten: their task_works find none. */
+		codectl_st_teardown();
+	}
+	mutex_unlock(&codectl_st.lock);
 }
