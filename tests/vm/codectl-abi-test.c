@@ -104,6 +104,17 @@ static const struct test_case tests[] = {
 	T(munmap_unrelated_keeps, "unmapping next to or apart from registrations keeps them"),
 	T(register_munmap_race, "REGISTER racing with munmap: refused or dropped, never stale"),
 	T(unregister_after_drop_enoent, "after a drop: ENOENT, charges and counters back"),
+	T(deferred_request, "UNWIND_REQUEST: cookie, tid, frames 0 and 1 of the record"),
+	T(deferred_cookies, "UNWIND_REQUEST: one cookie per ioctl, records in order"),
+	T(deferred_read, "read/poll: EAGAIN, POLLIN, EINVAL short buffer, per-fd queues"),
+	T(deferred_blocking_read, "read sleeps until a record arrives"),
+	T(deferred_overflow, "64 records queued at most, lost counts the rest"),
+	T(deferred_threads, "16 threads x 1000 requests: each its own records"),
+	T(deferred_close, "files closed with records or requests pending leave nothing"),
+	T(deferred_selftest, "SELFTEST: hrtimer and NMI consumers agree, 1 s at 100 us"),
+	T(deferred_selftest_errors, "SELFTEST: EPERM, EINVAL, EBUSY"),
+	T(deferred_selftest_exit, "SELFTEST: target thread exits with requests pending"),
+	T(deferred_selftest_kill, "SELFTEST: target process SIGKILLed while armed"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
@@ -379,6 +390,8 @@ int main(int argc, char **argv)
 		return exec_check_main();
 	if (argc == 3 && !strcmp(argv[1], HOLD_ARG))
 		return hold_main(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], DHAMMER_ARG))
+		return deferred_hammer_main(atoi(argv[2]));
 
 	env = getenv("CODECTL_TEST_TIMEOUT");
 	if (env && atoi(env) > 0)

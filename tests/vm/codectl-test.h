@@ -260,6 +260,9 @@ int exec_check_main(void);
  */
 #define HOLD_ARG	"--hold"
 int hold_main(int n);
+/* "--deferred-hammer SECS" (guest-suite.sh): see t_deferred.c. */
+#define DHAMMER_ARG	"--deferred-hammer"
+int deferred_hammer_main(int secs);
 
 /* ---- the tests -------------------------------------------------------- */
 #define TEST(n) int test_##n(void)
@@ -287,5 +290,10 @@ TEST(munmap_partial); TEST(mremap_move); TEST(mremap_shrink);
 TEST(map_fixed_over); TEST(mprotect_keeps); TEST(madvise_keeps);
 TEST(munmap_unrelated_keeps); TEST(register_munmap_race);
 TEST(unregister_after_drop_enoent);
+/* t_deferred.c: deferred unwinding, read()/poll(), the self-test */
+TEST(deferred_request); TEST(deferred_cookies); TEST(deferred_read);
+TEST(deferred_blocking_read); TEST(deferred_overflow); TEST(deferred_threads);
+TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_errors);
+TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 
 #endif /* CODECTL_TEST_H */

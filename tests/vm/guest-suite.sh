@@ -18,11 +18,26 @@
 #      full run is 1000000) from 4 threads, seed $CODECTL_FUZZ_SEED or new
 #   3b. codectl-storm: the lifecycle race storm for $CODECTL_STORM_SECONDS
 #      (default 10)
-#   4. no live object (registrations, mms, bytes, sets, works) left once
+#   3c. the unwinding tests: unwind/VARIANT/unwind-test for the variants
+#      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
+#      binutils 2.40/2.44/2.47, and frame pointers), looked for under
+#      $CODECTL_UNWIND_DIR (default: unwind/ next to this script)
+#   4. no live object (registrations, mms, bytes, sets, works,
+#      unwind_tasks, unwind_works, trace_records) left once
 #      the test processes are gone; no fork failure, no unmap_nomem
 #   4a. rmmod during a storm whose processes hold registrations with their
 #      fds closed: rmmod works, the processes carry on, the kernel log
 #      stays clean; insmod again and a short storm and test run work
+#   4b. rmmod against storms of synchronous unwinds: refused while threads
+#      unwind with their fds open; done between the calls of threads that
+#      open the device for each call (they stop cleanly); kernel log clean;
+#      insmod again
+#   4c. rmmod with deferred unwinds in flight: refused while 8 threads
+#      request (UNWIND_REQUEST) with their fd open and the self-test's
+#      hrtimer and NMI request on the process; done once the process has
+#      closed its fd, the self-test still armed on it (codectl_selftest_exit
+#      disarms it, codectl_deferred_exit waits for the task_works queued);
+#      the process carries on; kernel log clean; insmod again
 #   5. rmmod refused while a process holds /dev/codectl open; rmmod works
 #      while a live process holds registrations (with its fd closed): the
 #      process carries on and sees none from the reloaded module; rmmod
@@ -36,6 +51,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
 fuzz=${CODECTL_FUZZ:-$here/codectl-ioctl-fuzz}
 storm=${CODECTL_STORM:-$here/codectl-storm}
+unwind_dir=${CODECTL_UNWIND_DIR:-$here/unwind}
+unwind_variants=${CODECTL_UNWIND_VARIANTS:-v1 v2 v3 fp}
 dev=/dev/codectl
 stats=/sys/kernel/debug/codectl/stats
 params=/sys/module/codectl/parameters
@@ -53,7 +70,9 @@ fork_isolation concurrent_same_range vfork_exec fork_inherits fork_independent
 fork_grandchild fork_signal_pending vfork_shares clone_vm_shares munmap_text
 munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
-register_munmap_race unregister_after_drop_enoent"
+register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
+deferred_read deferred_blocking_read deferred_overflow deferred_threads
+deferred_selftest_errors"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
@@ -231,8 +250,18 @@ else
 fi
 echo "# time: storm done after $(($(now) - t_start)) s"
 
+# --- 3c. the unwinding tests --------------------------------------------------
+for v in $unwind_variants; do
+	if [ -x "$unwind_dir/$v/unwind-test" ]; then
+		run_prog "unwind $v" "$unwind_dir/$v/unwind-test"
+	else
+		not_ok "unwind $v: unwind-test present" "$unwind_dir/$v/unwind-test not found"
+	fi
+done
+echo "# time: unwinding tests done after $(($(now) - t_start)) s"
+
 # --- 4. nothing left behind -------------------------------------------------
-check "no live registrations, mms, bytes, sets or works left after the test processes exited" \
+check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \
 	"counters not back to 0" stats_zero
 check "no fork failures and no unmap_nomem events since the module was loaded" \
 	"see the counters above" no_failure_events
@@ -292,6 +321,120 @@ if [ -x "$storm" ] && loaded; then
 	fi
 fi
 echo "# time: rmmod during the storm done after $(($(now) - t_start)) s"
+
+# --- 4b. rmmod against storms of unwinds ----------------------------------------
+ustorm=$unwind_dir/v3/unwind-test
+if [ -x "$ustorm" ] && loaded; then
+	before=$(problems | wc -l)
+	# Every thread keeps its descriptor open: rmmod is refused throughout.
+	rm -f "$tmp/ustorm.out"
+	"$ustorm" --storm 60 >"$tmp/ustorm.out" 2>&1 &
+	ustormer=$!
+	if wait_for "$tmp/ustorm.out" '^# ready'; then
+		refused=0
+		while [ $refused -lt 5 ] && ! rmmod codectl 2>/dev/null; do
+			refused=$((refused + 1))
+			sleep 0.3
+		done
+		check "rmmod refused 5 times while 8 threads unwind with their fds open" \
+			"rmmod succeeded after $refused refusals" [ $refused = 5 ]
+		kill -USR1 $ustormer
+	else
+		not_ok "unwind storm starts" "it says: $(tail -n 3 "$tmp/ustorm.out" | tr '\n' ' ')"
+	fi
+	wait $ustormer
+	rc=$?
+	sed 's/^/#   unwind storm: /' "$tmp/ustorm.out" | grep -Ev '^#   unwind storm: (ok|[0-9]+ passed)'
+	check "that unwind storm ended cleanly, every trace right" "exit status $rc" [ "$rc" = 0 ]
+	loaded || { load >/dev/null 2>&1 && wait_dev; }
+
+	# Threads open the device for each call: rmmod gets in between calls,
+	# racing with the calls in flight; the threads stop at their next open.
+	rm -f "$tmp/ustorm.out"
+	"$ustorm" --storm 8 --reopen >"$tmp/ustorm.out" 2>&1 &
+	ustormer=$!
+	if wait_for "$tmp/ustorm.out" '^# ready'; then
+		sleep 1
+		i=0 refused=0
+		while [ $i -lt 200 ]; do
+			if rmmod codectl 2>/dev/null; then break; fi
+			refused=$((refused + 1))
+			i=$((i + 1))
+			sleep 0.05
+		done
+		check "rmmod between the calls of threads reopening the device per unwind" \
+			"refused $refused times in 10 s" [ $i -lt 200 ]
+		echo "# rmmod refused $refused times first"
+	else
+		not_ok "reopening unwind storm starts" "it says: $(tail -n 3 "$tmp/ustorm.out" | tr '\n' ' ')"
+	fi
+	wait $ustormer
+	rc=$?
+	sed 's/^/#   unwind storm: /' "$tmp/ustorm.out" | grep -Ev '^#   unwind storm: (ok|[0-9]+ passed)'
+	check "those threads stopped cleanly when the device went, every trace right" \
+		"exit status $rc" [ "$rc" = 0 ]
+	after=$(problems | wc -l)
+	check "kernel log clean after rmmod against the unwind storms" \
+		"$(problems | tail -n 1)" [ "$after" = "$before" ]
+	if loaded; then
+		:
+	elif out=$(load 2>&1) && wait_dev; then
+		ok "module loads again after the unwind storms"
+	else
+		not_ok "module loads again after the unwind storms" "$out"
+	fi
+fi
+echo "# time: unwind storms done after $(($(now) - t_start)) s"
+
+# --- 4c. rmmod with deferred unwinds in flight --------------------------------
+if [ -x "$abi_test" ] && loaded; then
+	before=$(problems | wc -l)
+	rm -f "$tmp/dhammer.out"
+	"$abi_test" --deferred-hammer 3 >"$tmp/dhammer.out" 2>&1 &
+	hammer=$!
+	if wait_for "$tmp/dhammer.out" '^# hammering'; then
+		echo "# $(grep '^# hammering' "$tmp/dhammer.out")"
+		sleep 1
+		if rmmod codectl 2>/dev/null; then
+			not_ok "rmmod refused while 8 threads request deferred unwinds" \
+				"rmmod succeeded"
+		else
+			ok "rmmod refused while 8 threads request deferred unwinds"
+		fi
+		if wait_for "$tmp/dhammer.out" '^# closed'; then
+			sleep 0.5
+			if out=$(rmmod codectl 2>&1); then
+				ok "rmmod while the self-test requests on a process that closed its fd"
+			else
+				not_ok "rmmod while the self-test requests on a process that closed its fd" "$out"
+			fi
+		else
+			not_ok "the deferred hammer closes its fd" \
+				"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
+		fi
+	else
+		not_ok "the deferred hammer starts" \
+			"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
+	fi
+	wait $hammer
+	rc=$?
+	grep -q '^# done' "$tmp/dhammer.out" || rc="$rc, no '# done'"
+	check "that process carried on and exited cleanly" \
+		"exit status $rc, it says: $(tail -n 1 "$tmp/dhammer.out")" [ "$rc" = 0 ]
+	after=$(problems | wc -l)
+	check "kernel log clean after rmmod with deferred unwinds in flight" \
+		"$(problems | tail -n 1)" [ "$after" = "$before" ]
+	if loaded; then
+		:
+	elif out=$(load 2>&1) && wait_dev; then
+		ok "module loads again after rmmod with deferred unwinds in flight"
+		run_suite "after rmmod with deferred unwinds" deferred_request deferred_selftest
+		check "counters 0 after the deferred runs" "counters not back to 0" stats_zero
+	else
+		not_ok "module loads again after rmmod with deferred unwinds in flight" "$out"
+	fi
+fi
+echo "# time: rmmod with deferred unwinds done after $(($(now) - t_start)) s"
 
 # --- 5. unload and reload ----------------------------------------------------
 

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl VM integration suite: deferred unwinding as a program sees it.
+ *
+ *   CODECTL_IOC_UNWIND_REQUEST	cookie never 0, a new one per kernel entry;
+ *		the record (read() on the same file) carries it, the tid,
+ *		and the stack as the ioctl returns: frame 0 the pc after the
+ *		syscall instruction, frame 1 the caller's return address
+ *   read/poll	EAGAIN, POLLIN, EINVAL for a short buffer (nothing
+ *		consumed), 64 records at most and `lost` for the others
+ *   threads	16 threads x 1000 requests, each gets its own records
+ *   close	a file closed with records queued, or while other threads
+ *		request on it, leaves no record, slot or task_work behind
+ *   selftest	CODECTL_IOC_SELFTEST_START/STOP: hrtimer and self-NMI
+ *		consumers agree on cookies and traces; a target thread that
+ *		exits or is killed with requests pending still gets its
+ *		callbacks
+ *
+ * The frame-by-frame checks of the unwinder itself are in tests/vm/unwind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "codectl-test.h"
+
+#define ULL(x) ((unsigned long long)(x))
+#define REC_HDR		sizeof(struct codectl_trace_record)
+#define REC_MAX		(REC_HDR + CODECTL_UNWIND_MAX_FRAMES * 9 + 8)
+
+struct rec {
+	struct codectl_trace_record h;
+	uint64_t ips[CODECTL_UNWIND_MAX_FRAMES];
+	uint8_t methods[CODECTL_UNWIND_MAX_FRAMES + 8];
+};
+
+static const uint8_t *rec_methods(const struct rec *r)
+{
+	return (const uint8_t *)r->ips + r->h.nr * 8;
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/*
+ * CODECTL_IOC_UNWIND_REQUEST with the syscall instruction in this very
+ * function: the deferred trace's frame 0 is *@pc (the instruction after
+ * the syscall), frame 1 is *@ra (our return address in the caller).
+ * Return: 0 or -errno.
+ */
+static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
+						 uint64_t *pc, uint64_t *ra)
+{
+#if defined(__x86_64__)
+	uint64_t at;
+	long ret;
+
+	asm volatile("lea 1f(%%rip), %1\n\t"
+		     "syscall\n"
+		     "1:"
+		     : "=a"(ret), "=&r"(at)
+		     : "0"((long)SYS_ioctl), "D"((long)fd),
+		       "S"((long)CODECTL_IOC_UNWIND_REQUEST), "d"(cookie)
+		     : "rcx", "r11", "memory");
+	*pc = at;
+	*ra = (uintptr_t)__builtin_return_address(0);
+	return ret;
+#else
+	*pc = *ra = 0;
+	return ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie) ? -errno : 0;
+#endif
+}
+
+static int request(int fd, uint64_t *cookie)
+{
+	return ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie) ? -errno : 0;
+}
+
+/* One record: its size, or -errno. */
+static long read_rec(int fd, struct rec *r, size_t len)
+{
+	ssize_t n = read(fd, r, len);
+
+	return n < 0 ? -errno : n;
+}
+
+/* The record is well formed: size, padding, reserved, counts. */
+static bool rec_valid(const struct rec *r, long n)
+{
+	size_t want = (REC_HDR + r->h.nr * 9 + 7) & ~(size_t)7;
+
+	return EXPECT(n == (long)r->h.size && r->h.size == want &&
+		      r->h.nr <= CODECTL_UNWIND_MAX_FRAMES &&
+		      r->h.stop && r->h.stop < CODECTL_STOP_NR &&
+		      !r->h.__reserved,
+		      "record: read %ld, size %u (want %zu), nr %u, stop %u, reserved %u",
+		      n, r->h.size, want, r->h.nr, r->h.stop, r->h.__reserved);
+}
+
+/* Does the module have a real unwinder (not the stub)? */
+static bool unwinder_real(void)
+{
+	struct codectl_unwind_args a = { 0 };
+	uint64_t ips[4];
+
+	a.ips = (uintptr_t)ips;
+	a.max_frames = 4;
+	return !cc_ioctl(g_fd, CODECTL_IOC_UNWIND, &a) && a.nr > 0;
+}
+
+/* Register this executable (its SFrame section) for exact frames. */
+static bool register_self(struct self_image *si)
+{
+	struct codectl_elf_info ei;
+
+	if (self_image_get(si))
+		return false;
+	ei = (struct codectl_elf_info){
+		.elf_start = si->elf_start, .elf_end = si->elf_end,
+		.text_start = si->text_start, .text_end = si->text_end,
+		.sframe_start = si->sframe_start, .sframe_end = si->sframe_end,
+	};
+	return EXPECT_RC(cc_register_elf(g_fd, &ei), 0, "REGISTER_ELF self");
+}
+
+static void unregister_self(const struct self_image *si)
+{
+	EXPECT_RC(cc_unregister(g_fd, si->text_start, si->text_end), 0,
+		  "UNREGISTER self");
+}
+
+static const char *const stats_ignore[] = STATS_EVENTS;
+static const char *const *ignore_list(void)
+{
+	static const char *list[8];
+	size_t i;
+
+	for (i = 0; i < sizeof(stats_ignore) / sizeof(stats_ignore[0]); i++)
+		list[i] = stats_ignore[i];
+	list[i] = NULL;
+	return list;
+}
+
+/* ---- requests and records --------------------------------------------- */
+
+TEST(deferred_request)
+{
+	struct self_image si;
+	uint64_t cookie = 0, pc, ra;
+	bool reg = false, real;
+	struct rec *r;
+	long n;
+	int rc;
+
+	r = calloc(1, sizeof(*r));
+	REQUIRE(r, "calloc");
+	reg = register_self(&si);
+	REQUIRE(reg, "registering this executable");
+	real = unwinder_real();
+	rc = raw_request(g_fd, &cookie, &pc, &ra);
+	REQUIRE_RC(rc, 0, "UNWIND_REQUEST");
+	EXPECT(cookie != 0, "cookie is 0");
+	/* Delivered on the way out of the ioctl: there at once. */
+	n = read_rec(g_fd, r, sizeof(*r));
+	REQUIRE(n > 0, "read after the request: %s", ename(n));
+	rec_valid(r, n);
+	EXPECT(r->h.cookie == cookie, "record cookie %#llx, request's %#llx",
+	       ULL(r->h.cookie), ULL(cookie));
+	EXPECT(r->h.tid == (uint32_t)gettid_(), "tid %u, mine %d", r->h.tid,
+	       gettid_());
+	EXPECT(!r->h.lost, "lost %u", r->h.lost);
+	printf("# cookie %#llx nr %u stop %u frame0 %#llx (want %#llx) frame1 %#llx (want %#llx)\n",
+	       ULL(cookie), r->h.nr, r->h.stop, ULL(r->h.nr ? r->ips[0] : 0),
+	       ULL(pc), ULL(r->h.nr > 1 ? r->ips[1] : 0), ULL(ra));
+	if (!real) {
+		printf("# the module's unwinder is a stub: no frame checks\n");
+		goto out;
+	}
+	EXPECT(r->h.nr >= 2, "nr %u < 2 (stop %u)", r->h.nr, r->h.stop);
+#if defined(__x86_64__)
+	if (r->h.nr >= 2) {
+		EXPECT(r->ips[0] == pc, "frame 0 %#llx, the syscall returns to %#llx",
+		       ULL(r->ips[0]), ULL(pc));
+		EXPECT(rec_methods(r)[0] == CODECTL_FRAME_REGS,
+		       "frame 0 method %u", rec_methods(r)[0]);
+		EXPECT(r->ips[1] == ra, "frame 1 %#llx, raw_request returns to %#llx",
+		       ULL(r->ips[1]), ULL(ra));
+	}
+#endif
+out:
+	if (reg)
+		unregister_self(&si);
+	free(r);
+	return T_PASS;
+}
+
+TEST(deferred_cookies)
+{
+	uint64_t c[8];
+	struct rec *r;
+	long n;
+	int i, j;
+
+	r = calloc(1, sizeof(*r));
+	REQUIRE(r, "calloc");
+	for (i = 0; i < 8; i++)
+		REQUIRE_RC(request(g_fd, &c[i]), 0, "request %d", i);
+	for (i = 0; i < 8; i++) {
+		EXPECT(c[i], "cookie %d is 0", i);
+		for (j = 0; j < i; j++)
+			EXPECT(c[i] != c[j], "requests %d and %d (two ioctls) share cookie %#llx",
+			       j, i, ULL(c[i]));
+	}
+	/* Records come in request order, one per request. */
+	for (i = 0; i < 8; i++) {
+		n = read_rec(g_fd, r, sizeof(*r));
+		REQUIRE(n > 0, "read %d: %s", i, ename(n));
+		rec_valid(r, n);
+		EXPECT(r->h.cookie == c[i], "record %d: cookie %#llx, want %#llx",
+		       i, ULL(r->h.cookie), ULL(c[i]));
+	}
+	fcntl(g_fd, F_SETFL, O_NONBLOCK);
+	n = read_rec(g_fd, r, sizeof(*r));
+	EXPECT(n == -EAGAIN, "a 9th record: %s", ename(n));
+out:
+	free(r);
+	return T_PASS;
+}
+
+TEST(deferred_read)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct rec *r;
+	uint64_t c;
+	long n, size;
+	int fd = -1;
+
+	r = calloc(1, sizeof(*r));
+	REQUIRE(r, "calloc");
+	fd = open(CODECTL_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	REQUIRE(fd >= 0, "open: %m");
+	pfd.fd = fd;
+	n = read_rec(fd, r, sizeof(*r));
+	EXPECT(n == -EAGAIN, "read of an empty queue, O_NONBLOCK: %s", ename(n));
+	EXPECT(poll(&pfd, 1, 0) == 0, "poll on an empty queue: revents %#x",
+	       pfd.revents);
+	REQUIRE_RC(request(fd, &c), 0, "request");
+	EXPECT(poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN),
+	       "poll after a request: revents %#x", pfd.revents);
+
+	/* Too small for the record: EINVAL, nothing consumed. */
+	n = read_rec(fd, r, REC_HDR - 1);
+	EXPECT(n == -EINVAL, "read of %zu bytes: %s", REC_HDR - 1, ename(n));
+	n = read_rec(fd, r, 0);
+	EXPECT(n == -EINVAL, "read of 0 bytes: %s", ename(n));
+	n = read_rec(fd, r, sizeof(*r));
+	REQUIRE(n > 0, "read after the EINVALs: %s", ename(n));
+	rec_valid(r, n);
+	EXPECT(r->h.cookie == c, "the EINVALs consumed the record");
+	size = n;
+
+	/* Exactly the record's size is enough; one byte less is not. */
+	REQUIRE_RC(request(fd, &c), 0, "request");
+	n = read_rec(fd, r, size - 1);
+	if (n > 0) {
+		/* Another unwind may be shorter: only check what we can. */
+		EXPECT(n <= size - 1, "read %ld into %ld bytes", n, size - 1);
+	} else {
+		EXPECT(n == -EINVAL, "read of size - 1: %s", ename(n));
+		n = read_rec(fd, r, r->h.size ? r->h.size : size);
+		n = n == -EINVAL ? read_rec(fd, r, sizeof(*r)) : n;
+		EXPECT(n > 0, "read: %s", ename(n));
+	}
+	EXPECT(poll(&pfd, 1, 0) == 0, "poll after reading all: revents %#x",
+	       pfd.revents);
+
+	/* A blocking read on another fd does not see this fd's records. */
+	REQUIRE_RC(request(g_fd, &c), 0, "request on g_fd");
+	n = read_rec(fd, r, sizeof(*r));
+	EXPECT(n == -EAGAIN, "the other fd's record showed up here: %s", ename(n));
+	n = read_rec(g_fd, r, sizeof(*r));	/* blocking, but queued */
+	EXPECT(n > 0 && r->h.cookie == c, "blocking read: %s", ename(n));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return T_PASS;
+}
+
+struct blocker {
+	int fd;
+	long n;
+	uint64_t cookie;
+};
+
+static void *blocking_reader(void *arg)
+{
+	struct blocker *b = arg;
+	struct rec *r = calloc(1, sizeof(*r));
+
+	b->n = r ? read_rec(b->fd, r, sizeof(*r)) : -ENOMEM;
+	if (r && b->n > 0)
+		b->cookie = r->h.cookie;
+	free(r);
+	return NULL;
+}
+
+TEST(deferred_blocking_read)
+{
+	struct blocker b = { .fd = g_fd };
+	pthread_t t;
+	uint64_t c;
+
+	REQUIRE(!pthread_create(&t, NULL, blocking_reader, &b), "pthread_create");
+	sleep_ms(200);		/* the reader is asleep in read() */
+	REQUIRE_RC(request(g_fd, &c), 0, "request");
+	pthread_join(t, NULL);
+	EXPECT(b.n > 0 && b.cookie == c,
+	       "the sleeping reader got %s, cookie %#llx (want %#llx)",
+	       ename(b.n), ULL(b.cookie), ULL(c));
+out:
+	return T_PASS;
+}
+
+TEST(deferred_overflow)
+{
+	uint64_t c[CODECTL_TRACE_QUEUE_MAX + 10];
+	int i, nreq = CODECTL_TRACE_QUEUE_MAX + 10;
+	struct rec *r;
+	long n;
+
+	r = calloc(1, sizeof(*r));
+	REQUIRE(r, "calloc");
+	fcntl(g_fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < nreq; i++)
+		REQUIRE_RC(request(g_fd, &c[i]), 0, "request %d", i);
+	for (i = 0; i < CODECTL_TRACE_QUEUE_MAX; i++) {
+		n = read_rec(g_fd, r, sizeof(*r));
+		REQUIRE(n > 0, "record %d of %d: %s", i, CODECTL_TRACE_QUEUE_MAX,
+			ename(n));
+		EXPECT(r->h.cookie == c[i], "record %d: cookie %#llx, want %#llx",
+		       i, ULL(r->h.cookie), ULL(c[i]));
+		/* Dropped since the previous read: all 10, told at once. */
+		EXPECT(r->h.lost == (i ? 0u : 10u), "record %d: lost %u", i,
+		       r->h.lost);
+	}
+	n = read_rec(g_fd, r, sizeof(*r));
+	EXPECT(n == -EAGAIN, "after %d records: %s", CODECTL_TRACE_QUEUE_MAX,
+	       ename(n));
+	/* The queue works again, and lost is back to 0. */
+	REQUIRE_RC(request(g_fd, &c[0]), 0, "request after draining");
+	n = read_rec(g_fd, r, sizeof(*r));
+	EXPECT(n > 0 && r->h.cookie == c[0] && !r->h.lost,
+	       "record after draining: %s, lost %u", ename(n), r->h.lost);
+out:
+	free(r);
+	return T_PASS;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+#define NTHREADS	16
+#define NREQ		1000
+
+struct worker {
+	pthread_t t;
+	int fd;
+	int iters;
+	int errors;
+	pid_t tid;
+	uint64_t last_cookie;
+};
+
+static void *deferred_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct rec *r = malloc(sizeof(*r));
+	uint64_t c, prev = 0;
+	long n;
+	int i, rc;
+
+	w->tid = gettid_();
+	if (!r) {
+		FAIL("malloc");
+		return NULL;
+	}
+	for (i = 0; i < w->iters; i++) {
+		rc = request(w->fd, &c);
+		if (rc) {
+			FAIL("thread %d request %d: %s", w->tid, i, ename(rc));
+			break;
+		}
+		/* Our own fd, O_NONBLOCK: the record must be there already. */
+		n = read_rec(w->fd, r, sizeof(*r));
+		if (n <= 0 || r->h.cookie != c || r->h.tid != (uint32_t)w->tid ||
+		    r->h.lost || c == prev || !c) {
+			if (!w->errors++)
+				FAIL("thread %d request %d: read %s, cookie %#llx (want %#llx, previous %#llx), tid %u, lost %u",
+				     w->tid, i, ename(n), ULL(n > 0 ? r->h.cookie : 0),
+				     ULL(c), ULL(prev), n > 0 ? r->h.tid : 0,
+				     n > 0 ? r->h.lost : 0);
+		}
+		prev = c;
+	}
+	n = read_rec(w->fd, r, sizeof(*r));
+	if (n != -EAGAIN)
+		FAIL("thread %d: extra record: %s", w->tid, ename(n));
+	w->last_cookie = prev;
+	free(r);
+	return NULL;
+}
+
+TEST(deferred_threads)
+{
+	struct worker w[NTHREADS];
+	struct timespec t0, t1;
+	int i, n = 0, errors = 0;
+
+	memset(w, 0, sizeof(w));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < NTHREADS; i++) {
+		w[i].fd = open(CODECTL_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		REQUIRE(w[i].fd >= 0, "open: %m");
+		w[i].iters = NREQ;
+	}
+	for (n = 0; n < NTHREADS; n++)
+		REQUIRE(!pthread_create(&w[n].t, NULL, deferred_worker, &w[n]),
+			"pthread_create");
+out:
+	for (i = 0; i < n; i++) {
+		pthread_join(w[i].t, NULL);
+		errors += w[i].errors;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < NTHREADS; i++)
+		if (w[i].fd > 0)
+			close(w[i].fd);
+	printf("# %d threads x %d requests: %d bad records, %.2f s\n", n, NREQ,
+	       errors, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return T_PASS;
+}
+
+/* ---- closing files with records and requests --------------------------- */
+
+struct closer {
+	pthread_t t;
+	int fd;
+	long reqs;
+};
+
+static void *close_requester(void *arg)
+{
+	struct closer *c = arg;
+	uint64_t cookie;
+	int rc;
+
+	for (;;) {
+		rc = request(c->fd, &cookie);
+		if (rc == -EBADF)
+			break;
+		if (rc) {
+			FAIL("request: %s", ename(rc));
+			break;
+		}
+		c->reqs++;
+	}
+	return NULL;
+}
+
+TEST(deferred_close)
+{
+	struct cstats_all base, now;
+	struct closer c[4];
+	uint64_t cookie;
+	int fd, i, n, round, rc;
+	long reqs = 0;
+
+	rc = stats_available();
+	if (rc != T_PASS)
+		return rc;
+	REQUIRE(!stats_settle_all(&base), "reading %s", STATS_PATH);
+	REQUIRE(stats_get(&base, "trace_records") >= 0 &&
+		stats_get(&base, "unwind_tasks") >= 0 &&
+		stats_get(&base, "unwind_works") >= 0,
+		"debugfs stats lack trace_records, unwind_tasks, unwind_works");
+
+	/* Records queued, nobody reads, the file is closed. */
+	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+	REQUIRE(fd >= 0, "open: %m");
+	for (i = 0; i < 20; i++)
+		EXPECT_RC(request(fd, &cookie), 0, "request %d", i);
+	REQUIRE(!stats_read_all(&now), "stats");
+	EXPECT(stats_get(&now, "trace_records") >= stats_get(&base, "trace_records") + 20,
+	       "trace_records %lld with 20 queued (baseline %lld)",
+	       stats_get(&now, "trace_records"), stats_get(&base, "trace_records"));
+	close(fd);
+
+	/* Threads request while the file is closed under them. */
+	for (round = 0; round < 20; round++) {
+		fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+		REQUIRE(fd >= 0, "open: %m");
+		for (n = 0; n < 4; n++) {
+			c[n] = (struct closer){ .fd = fd };
+			if (pthread_create(&c[n].t, NULL, close_requester, &c[n])) {
+				FAIL("pthread_create");
+				break;
+			}
+		}
+		sleep_ms(5 + round);
+		close(fd);
+		for (i = 0; i < n; i++) {
+			pthread_join(c[i].t, NULL);
+			reqs += c[i].reqs;
+		}
+		if (t_nr_failed())
+			break;
+	}
+	printf("# %ld requests on files closed under them\n", reqs);
+out:
+	if (!stats_wait_eq(&base, ignore_list(), 5000, &now))
+		stats_report_diff("after closing files with records queued",
+				  &base, &now, ignore_list());
+	return T_PASS;
+}
+
+/* ---- the self-test ----------------------------------------------------- */
+
+/* A known call chain, each function in a section of its own. */
+#define CHAIN(sec) __attribute__((noinline, used, section(sec)))
+extern const char __start_dchain_leaf_text[], __stop_dchain_leaf_text[];
+extern const char __start_dchain_mid_text[], __stop_dchain_mid_text[];
+extern const char __start_dchain_top_text[], __stop_dchain_top_text[];
+static volatile unsigned long chain_sink;
+
+CHAIN("dchain_leaf_text") void dchain_leaf(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		chain_sink += i;
+}
+
+CHAIN("dchain_mid_text") void dchain_mid(unsigned long n)
+{
+	dchain_leaf(n);
+	chain_sink++;
+}
+
+CHAIN("dchain_top_text") void dchain_top(unsigned long n)
+{
+	dchain_mid(n);
+	chain_sink++;
+}
+
+static bool in_sec(uint64_t pc, const char *start, const char *stop)
+{
+	return pc >= (uintptr_t)start && pc < (uintptr_t)stop;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Pin the calling thread to the CPU it runs on. */
+static bool pin_here(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	return EXPECT(!sched_setaffinity(0, sizeof(set), &set),
+		      "sched_setaffinity: %m");
+}
+
+static int st_start(int fd, unsigned int period_us)
+{
+	struct codectl_selftest_args a = { .period_us = period_us };
+
+	return cc_ioctl(fd, CODECTL_IOC_SELFTEST_START, &a);
+}
+
+static int st_stop(int fd, struct codectl_selftest_args *a, uint64_t *ips,
+		   unsigned int max)
+{
+	memset(a, 0, sizeof(*a));
+	a->ips = (uintptr_t)ips;
+	a->max_frames = max;
+	return cc_ioctl(fd, CODECTL_IOC_SELFTEST_STOP, a);
+}
+
+static void st_print(const char *what, const struct codectl_selftest_args *a)
+{
+	printf("# %s: irq %llu/%llu nmi %llu/%llu (requests/callbacks) entries %llu cookie_mismatches %llu trace_mismatches %llu refused %llu last nr %u stop %u\n",
+	       what, ULL(a->irq_requests), ULL(a->irq_callbacks),
+	       ULL(a->nmi_requests), ULL(a->nmi_callbacks), ULL(a->entries),
+	       ULL(a->cookie_mismatches), ULL(a->trace_mismatches),
+	       ULL(a->refused), a->nr, a->stop);
+}
+
+/* Every request called back, no mismatch. */
+static void st_check(const char *what, const struct codectl_selftest_args *a)
+{
+	st_print(what, a);
+	EXPECT(a->irq_callbacks == a->irq_requests,
+	       "%s: hrtimer consumer: %llu requests, %llu callbacks", what,
+	       ULL(a->irq_requests), ULL(a->irq_callbacks));
+	EXPECT(a->nmi_callbacks == a->nmi_requests,
+	       "%s: NMI consumer: %llu requests, %llu callbacks", what,
+	       ULL(a->nmi_requests), ULL(a->nmi_callbacks));
+	EXPECT(!a->cookie_mismatches, "%s: %llu cookie mismatches", what,
+	       ULL(a->cookie_mismatches));
+	EXPECT(!a->trace_mismatches, "%s: %llu trace mismatches", what,
+	       ULL(a->trace_mismatches));
+}
+
+static int need_root(void)
+{
+	if (geteuid())
+		SKIP("the self-test needs CAP_SYS_ADMIN");
+	return T_PASS;
+}
+
+TEST(deferred_selftest)
+{
+	struct codectl_selftest_args a;
+	struct self_image si;
+	uint64_t *ips = NULL;
+	bool reg = false;
+	double end;
+	int rc;
+
+	if (need_root() == T_SKIP)
+		return T_SKIP;
+	ips = calloc(CODECTL_UNWIND_MAX_FRAMES, sizeof(*ips));
+	REQUIRE(ips, "calloc");
+	reg = register_self(&si);
+	REQUIRE(reg && pin_here(), "setup");
+	rc = st_start(g_fd, 100);
+	if (rc == -EOPNOTSUPP) {
+		unregister_self(&si);
+		free(ips);
+		SKIP("no self-NMI on this machine");
+	}
+	REQUIRE_RC(rc, 0, "SELFTEST_START, 100 us");
+	end = now_s() + 1.0;
+	while (now_s() < end)
+		dchain_top(20000);
+	rc = st_stop(g_fd, &a, ips, CODECTL_UNWIND_MAX_FRAMES);
+	REQUIRE_RC(rc, 0, "SELFTEST_STOP");
+	st_check("1 s at 100 us", &a);
+	EXPECT(a.irq_requests > 0, "no hrtimer request");
+	EXPECT(a.nmi_requests > 0, "no NMI request");
+	EXPECT(a.entries > 0, "no entry with both callbacks");
+	if (a.nr >= 1 && in_sec(ips[0], __start_dchain_leaf_text, __stop_dchain_leaf_text)) {
+		printf("# last trace: %#llx %#llx %#llx (leaf, mid, top)\n",
+		       ULL(ips[0]), ULL(a.nr > 1 ? ips[1] : 0),
+		       ULL(a.nr > 2 ? ips[2] : 0));
+		EXPECT(a.nr >= 3 &&
+		       in_sec(ips[1], __start_dchain_mid_text, __stop_dchain_mid_text) &&
+		       in_sec(ips[2], __start_dchain_top_text, __stop_dchain_top_text),
+		       "last trace in dchain_leaf: nr %u, frames 1, 2 not in mid, top",
+		       a.nr);
+	} else {
+		printf("# last trace: nr %u stop %u frame 0 %#llx (not in the leaf)\n",
+		       a.nr, a.stop, ULL(a.nr ? ips[0] : 0));
+	}
+	/* STOP again: nothing runs. */
+	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EINVAL, "a second STOP");
+out:
+	if (reg)
+		unregister_self(&si);
+	free(ips);
+	return T_PASS;
+}
+
+TEST(deferred_selftest_errors)
+{
+	struct codectl_selftest_args a;
+	int rc;
+
+	if (geteuid()) {
+		EXPECT_RC(st_start(g_fd, 100), EPERM, "START without CAP_SYS_ADMIN");
+		EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EPERM,
+			  "STOP without CAP_SYS_ADMIN");
+		return T_PASS;
+	}
+	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EINVAL, "STOP without START");
+	EXPECT_RC(st_start(g_fd, 9), EINVAL, "period 9 us");
+	EXPECT_RC(st_start(g_fd, 1000001), EINVAL, "period 1000001 us");
+	rc = st_start(g_fd, 1000000);
+	if (rc == -EOPNOTSUPP)
+		SKIP("no self-NMI on this machine");
+	REQUIRE_RC(rc, 0, "START, 1 s");
+	EXPECT_RC(st_start(g_fd, 100), EBUSY, "a second START");
+	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), 0, "STOP");
+	st_check("idle 1 s timer", &a);
+out:
+	return T_PASS;
+}
+
+/* The target thread: pinned, START, busy with user code and syscalls. */
+struct st_target {
+	int fd;
+	int rc;
+	double secs;
+	bool exit_raw;
+};
+
+static void busy(double secs)
+{
+	double end = now_s() + secs;
+	int i;
+
+	while (now_s() < end) {
+		dchain_top(2000);
+		for (i = 0; i < 20; i++)
+			syscall(SYS_getppid);
+	}
+}
+
+static void *st_target_fn(void *arg)
+{
+	struct st_target *t = arg;
+
+	pin_here();
+	t->rc = st_start(t->fd, 20);
+	if (!t->rc)
+		busy(t->secs);
+	/* Exit with the timer armed, requests pending in the exit syscall. */
+	if (t->exit_raw)
+		syscall(SYS_exit, 0);
+	return NULL;
+}
+
+/* Unwinds that ended with @stop so far (UNWIND_STATS), or 0. */
+static uint64_t stops_of(unsigned int stop)
+{
+	struct codectl_unwind_stats us;
+
+	if (cc_ioctl(g_fd, CODECTL_IOC_UNWIND_STATS, &us))
+		return 0;
+	return us.stops[stop];
+}
+
+static void print_exit_stops(const char *what, uint64_t no_user, uint64_t stale)
+{
+	printf("# %s: %llu deferred traces at task exit (STOP_NO_USER), %llu stale\n",
+	       what, ULL(stops_of(CODECTL_STOP_NO_USER) - no_user),
+	       ULL(stops_of(CODECTL_STOP_STALE) - stale));
+}
+
+TEST(deferred_selftest_exit)
+{
+	uint64_t no_user = stops_of(CODECTL_STOP_NO_USER);
+	uint64_t stale = stops_of(CODECTL_STOP_STALE);
+	struct codectl_selftest_args a;
+	struct st_target t;
+	pthread_t th;
+	int round;
+
+	if (need_root() == T_SKIP)
+		return T_SKIP;
+	for (round = 0; round < 6; round++) {
+		t = (struct st_target){ .fd = g_fd, .secs = 0.15,
+					.exit_raw = round & 1 };
+		REQUIRE(!pthread_create(&th, NULL, st_target_fn, &t),
+			"pthread_create");
+		pthread_join(th, NULL);
+		if (t.rc == -EOPNOTSUPP)
+			SKIP("no self-NMI on this machine");
+		REQUIRE_RC(t.rc, 0, "START in the target thread");
+		/* The target is gone: every callback ran at its exit. */
+		REQUIRE_RC(st_stop(g_fd, &a, NULL, 0), 0, "STOP from main");
+		st_check(round & 1 ? "target exited (SYS_exit)" :
+			 "target exited (return)", &a);
+		EXPECT(a.irq_requests > 0, "no request");
+	}
+	print_exit_stops("target threads exited", no_user, stale);
+out:
+	return T_PASS;
+}
+
+static int st_child(void *arg)
+{
+	(void)arg;
+	pin_here();
+	if (st_start(g_fd, 20))
+		return 1;
+	printf("# child armed\n");
+	fflush(stdout);
+	for (;;)
+		busy(1.0);
+	return 0;
+}
+
+TEST(deferred_selftest_kill)
+{
+	uint64_t no_user = stops_of(CODECTL_STOP_NO_USER);
+	uint64_t stale = stops_of(CODECTL_STOP_STALE);
+	struct codectl_selftest_args a;
+	int round, rc;
+	pid_t pid;
+
+	if (need_root() == T_SKIP)
+		return T_SKIP;
+	for (round = 0; round < 4; round++) {
+		pid = t_fork_child(st_child, NULL);
+		REQUIRE(pid > 0, "fork");
+		sleep_ms(150 + 50 * round);
+		kill(pid, SIGKILL);
+		t_wait_child(pid, SIGKILL, "self-test child");
+		/* Nothing of the dead child remains but the test's counters. */
+		rc = st_stop(g_fd, &a, NULL, 0);
+		if (rc == -EINVAL)
+			SKIP("the child could not START (no self-NMI?)");
+		REQUIRE_RC(rc, 0, "STOP after SIGKILL");
+		st_check("target killed", &a);
+	}
+	print_exit_stops("target processes killed", no_user, stale);
+out:
+	return T_PASS;
+}
+
+/* ---- --deferred-hammer, for guest-suite.sh's rmmod step --------------- */
+
+struct hammer {
+	pthread_t t;
+	int fd;
+	volatile int *stop;
+};
+
+static void *hammer_fn(void *arg)
+{
+	struct hammer *h = arg;
+	struct rec *r = malloc(sizeof(*r));
+	uint64_t c;
+
+	while (r && !*h->stop) {
+		if (request(h->fd, &c))
+			break;
+		read_rec(h->fd, r, sizeof(*r));
+	}
+	free(r);
+	return NULL;
+}
+
+/*
+ * 8 threads request and read for @secs seconds while this thread runs
+ * the self-test (as root) at 20 us; print "# hammering"; then close every
+ * fd, print "# closed", and keep running user code and syscalls for
+ * @secs more seconds with the self-test still armed (the module may be
+ * unloaded meanwhile); exit 0.
+ */
+int deferred_hammer_main(int secs)
+{
+	struct hammer h[8];
+	volatile int stop = 0;
+	int fd, i, armed;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fd = cc_open();
+	if (fd < 0) {
+		printf("# open: %s\n", ename(fd));
+		return 1;
+	}
+	for (i = 0; i < 8; i++) {
+		h[i] = (struct hammer){ .fd = fd, .stop = &stop };
+		pthread_create(&h[i].t, NULL, hammer_fn, &h[i]);
+	}
+	pin_here();
+	armed = !geteuid() && !st_start(fd, 20);
+	printf("# hammering, self-test %s\n", armed ? "armed" : "not armed");
+	busy(secs);
+	stop = 1;
+	for (i = 0; i < 8; i++)
+		pthread_join(h[i].t, NULL);
+	close(fd);
+	printf("# closed\n");
+	busy(secs);
+	printf("# done\n");
+	return 0;
+}
