@@ -242,6 +242,27 @@ fetch_series() {
 	# From 7.x it also names itself as the output directory.
 	sed -i -E "s#^KBUILD_OUTPUT=/usr/src/#KBUILD_OUTPUT=$final/root/usr/src/#" "$kdir/Makefile"
 
+	# Debian's 7.2 linux-kbuild lacks scripts/checker-valid.sh, which the
+	# Makefile runs for C=1/C=2: without it kbuild says sparse "is not
+	# available" and checks nothing.  Its contract: print 1 if the checker
+	# (with CHECKFLAGS) parses __typeof_unqual__ without an error, else 0.
+	local common=$root/usr/src/linux-headers-${kver%-*}-common
+	if grep -q 'scripts/checker-valid.sh' "$common/Makefile" 2>/dev/null &&
+	   [ ! -e "$common/scripts/checker-valid.sh" ] && [ -d "$common/scripts" ]; then
+		cat >"$common/scripts/checker-valid.sh" <<-'CHECKER'
+		#!/bin/sh
+		# Written by codectl's kernels.sh: the kernel's own script is
+		# missing from this linux-kbuild package.  Prints 1 if the checker
+		# "$@" knows __typeof_unqual__, else 0.
+		command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+		t=$(mktemp --suffix=.c) || { echo 0; exit 0; }
+		printf 'int f(const int *p) { __typeof_unqual__(*p) x = *p; return x; }\n' >"$t"
+		if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+		rm -f "$t"
+		CHECKER
+		chmod 755 "$common/scripts/checker-valid.sh"
+	fi
+
 	# Uncompressed kernel for QEMU's PVH entry (see extract_vmlinux).
 	if grep -q '^CONFIG_PVH=y' "$root/boot/config-$kver"; then
 		extract_vmlinux "$root/boot/vmlinuz-$kver" "$dir/vmlinux" ||
