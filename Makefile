@@ -8,28 +8,46 @@
 #   make lib | tools
 #   make check-unit       host unit tests
 #   make check            unit tests + guest suites on every stock kernel
-#                         + DKMS install tests (needs scripts/setup.sh)
+#                         + DKMS install tests (needs scripts/setup.sh);
+#                         7.2 only when its toolchain is built, else it
+#                         says that 7.2 was skipped
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
+#   make toolchain-7.2    the sid root with gcc-16 that 7.2 modules are
+#                         built with (scripts/sid-root.sh; as root)
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
 #   make bench-decoder    SFrame lookups/s, ours vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
 #                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
 #   make install          lib, headers, tools under $(PREFIX)
+#   make install-system   udev rule, modprobe.d example, modules-load.d
+#                         entry under $(DESTDIR)/ (for packagers; the
+#                         module itself is installed by dkms)
 
 KVER   ?= $(shell uname -r)
 KDIR   ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
-SERIES ?= 6.1 6.12
+# Empty: scripts/check.sh's default (6.1 6.12, and 7.2 if its toolchain is
+# built).  Naming 7.2 makes a missing toolchain a failure.
+SERIES ?=
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+
+# The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
+NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	sparse demo bench-decoder bench-unwind install clean
+	toolchain-7.2 sparse demo bench-decoder bench-unwind install install-system \
+	clean
 
 all: module lib tools
 
 module:
 	@test -d "$(KDIR)" || { echo "codectl: no kernel build tree at $(KDIR);" \
 		"install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
+	@conf=$(KDIR)/include/config/auto.conf; test ! -r $$conf || \
+	for c in $(NEEDS); do grep -q "^$$c=[ym]" $$conf || { \
+		echo "codectl: the kernel at $(KDIR) has no $$c, which codectl" \
+			"needs (see BUILD_EXCLUSIVE_CONFIG in dkms.conf)" >&2; exit 1; }; done
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Not kbuild's "clean": for external modules it deletes build products
@@ -54,8 +72,16 @@ check:
 check-vm:
 	scripts/check.sh --vm-only $(SERIES)
 
+toolchain-7.2:
+	scripts/sid-root.sh build 7.2
+
 sparse:
-	@for s in $(SERIES); do \
+	@for s in $(or $(SERIES),6.1 6.12 7.2); do \
+		if [ -z "$(SERIES)" ] && [ $$s = 7.2 ] && \
+		   ! scripts/build-module.sh --toolchain $$s >/dev/null 2>&1; then \
+			echo "sparse: 7.2 SKIPPED: no gcc-16 toolchain (make toolchain-7.2)"; \
+			continue; \
+		fi; \
 		echo "sparse: $$s"; \
 		scripts/build-module.sh $$s C=2 W=1 >/dev/null || exit 1; \
 	done
@@ -72,6 +98,14 @@ bench-unwind:
 install: lib tools
 	$(MAKE) -C lib install PREFIX=$(PREFIX)
 	$(MAKE) -C tools install PREFIX=$(PREFIX)
+
+# The module sets its node's mode itself (0666, devtmpfs); the udev rule
+# says so again for systems whose rules would change it.  modules-load.d
+# loads it at boot; the modprobe.d file lists the parameters, commented.
+install-system:
+	install -D -m 644 packaging/60-codectl.rules $(DESTDIR)$(UDEVRULESDIR)/60-codectl.rules
+	install -D -m 644 packaging/modprobe.conf $(DESTDIR)/etc/modprobe.d/codectl.conf
+	install -D -m 644 packaging/modules-load.conf $(DESTDIR)/etc/modules-load.d/codectl.conf
 
 clean:
 	-$(MAKE) -C lib clean

@@ -19,6 +19,12 @@
  * Unload: the probe is unregistered and synchronised first; then module
  * exit waits for the queued works (codectl_stats.works), which cannot be
  * cancelled, to run.
+ *
+ * IBT (CONFIG_X86_KERNEL_IBT, Debian 6.12 and 7.2): the tracepoint is
+ * looked up by name only to be handed to tracepoint_probe_register();
+ * nothing here calls a kernel address found by name.  The kernel calls
+ * codectl_find_tp(), the probe and the task_work callback indirectly;
+ * their addresses are taken here, so they keep their ENDBR.
  */
 #include <linux/sched.h>
 #include <linux/sched/signal.h>

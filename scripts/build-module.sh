@@ -7,21 +7,68 @@
 # objects.  Prints the path of the built module.
 #
 #   scripts/build-module.sh SERIES [extra kbuild arguments, e.g. C=2]
+#   scripts/build-module.sh --toolchain SERIES
+#                   print where SERIES is built: "host", or "sid-root"
+#                   (the root of scripts/sid-root.sh); exit 1 saying what
+#                   is missing if it cannot be built here
+#
+# A module must be built by the compiler its kernel was built with (the
+# first word of CONFIG_CC_VERSION_TEXT in the headers' auto.conf, e.g.
+# x86_64-linux-gnu-gcc-16, of the major version of CONFIG_GCC_VERSION).
+# When the host has it, the build runs on the host; otherwise it runs in
+# the sid root (make toolchain-7.2) if that has it, with chroot.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+# toolchain SERIES: set kdir and where (host|sid-root), or fail with why.
+toolchain() {
+	local auto cc major have
+	kdir=$(readlink -f "$("$top/scripts/kernels.sh" kdir "$1")") || exit 1
+	auto=$kdir/include/config/auto.conf
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ "]*\).*/\1/p' "$auto")
+	major=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$/\1/p' "$auto")
+	[ -n "$cc" ] && [ -n "$major" ] ||
+		{ echo "build-module.sh: $1: no gcc named in $auto (CONFIG_CC_VERSION_TEXT, CONFIG_GCC_VERSION)" >&2; return 1; }
+	if command -v "$cc" >/dev/null &&
+	   have=$("$cc" -dumpversion 2>/dev/null) && [ "${have%%.*}" = "$major" ]; then
+		where=host
+	elif "$top/scripts/sid-root.sh" has-cc "$cc"; then
+		where=sid-root
+	else
+		echo "build-module.sh: $1: the kernel was built with '$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$auto")';" \
+			"this machine has no $cc, and no sid root with it: build that toolchain with" \
+			"'make toolchain-$1' (scripts/sid-root.sh build $1)" >&2
+		return 1
+	fi
+}
+
+if [ "${1:-}" = --toolchain ]; then
+	toolchain "${2:?usage: build-module.sh --toolchain SERIES}" || exit 1
+	echo "$where"
+	exit 0
+fi
+
 series=${1:?usage: build-module.sh SERIES [kbuild args]}
 shift
 cache=${CODECTL_CACHE:-$top/.cache}
-kdir=$("$top/scripts/kernels.sh" kdir "$series")
+toolchain "$series" || exit 1
 out=${CODECTL_BUILD_DIR:-$cache/build}/$series
 
 mkdir -p "$out"
+out=$(readlink -f "$out")
 # Mirror the module's sources (and only them); stale copies are removed.
 rm -rf "$out/module" "$out/uapi"
 cp -a "$top/Kbuild" "$out/"
 cp -a "$top/module" "$top/uapi" "$out/"
 find "$out/module" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 
-make -s -C "$kdir" M="$out" "$@" modules >&2
+if [ "$where" = host ]; then
+	make -s -C "$kdir" M="$out" "$@" modules >&2
+else
+	# The kernel's tree read-only and the build directory, each at its
+	# own path inside the root, so every absolute path stays valid.
+	"$top/scripts/sid-root.sh" run -r "$(readlink -f "$cache/kernels/$series")" \
+		-b "$out" -- make -s -C "$kdir" M="$out" "$@" modules >&2
+fi
 echo "$out/module/codectl.ko"

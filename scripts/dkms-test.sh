@@ -3,14 +3,33 @@
 #
 # DKMS install test for one stock kernel, as a packager would do it:
 #
-#  1. on the host, "dkms add / build / install" of this tree for the cached
-#     kernel, in scratch trees and a private mount namespace where
-#     /etc/dkms and /var/lib/dkms are scratch copies, so the host's dkms
-#     state is untouched (checked before and after);
-#  2. in a guest booted on that kernel, the installed module tree is put
-#     at /lib/modules/KVER, "depmod -a" and "modprobe codectl" are run as
-#     on a real machine, and /dev/codectl must appear with mode 0666 and
-#     answer CODECTL_VERSION; "modprobe -r" must remove it.
+#  1. "dkms add / build / install" of this tree for the cached kernel, in
+#     scratch trees and a private mount namespace where /etc/dkms and
+#     /var/lib/dkms are scratch copies, so no dkms state is touched
+#     (checked before and after).  Where dkms runs is where the module can
+#     be built (scripts/build-module.sh --toolchain): on the host with
+#     bookworm's dkms for 6.1 and 6.12, in the sid root (make
+#     toolchain-7.2) with sid's dkms and gcc-16 for 7.2 -- the machine
+#     each kernel comes with;
+#  2. the installed module: vermagic, every parameter documented (README,
+#     packaging/modprobe.conf);
+#  3. refusal: dkms must refuse (exit 77, and say which option) a copy of
+#     the kernel's headers without CONFIG_MMU_NOTIFIER, and so must
+#     "make module";
+#  4. "make install-system DESTDIR=" (udev rule, modprobe.d, modules-load.d);
+#  5. in a guest booted on that kernel: dkms's install tree under
+#     /lib/modules/KVER/updates and the install-system files under /, then
+#     as on a real machine "depmod -a", loading what modules-load.d lists
+#     with modprobe (what systemd-modules-load does), options from
+#     modprobe.d applied, /dev/codectl a character device of mode 0666
+#     usable by uid 65534, "modprobe -r".
+#
+# What is simulated: dkms runs outside the guest (the busybox guest has no
+# compiler, and TCG would make a guest build slow), with --kernelsourcedir
+# pointing at the cached headers instead of /lib/modules/KVER/build;
+# --no-depmod (depmod runs in the guest instead); there is no udev in the
+# guest, so the node's mode is the one the module gives it (devtmpfs), the
+# udev rule only being installed; systemd-modules-load is a loop of modprobe.
 #
 #   scripts/dkms-test.sh SERIES
 # Ends with "N passed, N failed"; exits non-zero on any failure.
@@ -18,8 +37,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 series=${1:?usage: dkms-test.sh SERIES}
+cache=${CODECTL_CACHE:-$top/.cache}
 kver=$("$top/scripts/kernels.sh" kver "$series") || exit 1
 kdir=$(readlink -f "$("$top/scripts/kernels.sh" kdir "$series")") || exit 1
+sdir=$(readlink -f "$cache/kernels/$series")
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
 passed=0 failed=0
@@ -32,7 +53,7 @@ finish() {
 	exit
 }
 
-tmp=$(mktemp -d)
+tmp=$(mktemp -d /tmp/codectl-dkms.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # The version in dkms.conf and the module's MODULE_VERSION must agree.
@@ -42,6 +63,13 @@ else
 	notok "dkms.conf PACKAGE_VERSION $version differs from module/version.h"
 fi
 
+if where=$("$top/scripts/build-module.sh" --toolchain "$series"); then
+	ok "a toolchain for $kver: $where"
+else
+	notok "a toolchain for $kver"
+	finish
+fi
+
 # The source tree dkms sees: what a source package would ship.
 src=$tmp/src/codectl-$version
 mkdir -p "$src" "$tmp/tree" "$tmp/inst/$kver" "$tmp/etc" "$tmp/var"
@@ -49,35 +77,50 @@ mkdir -p "$src" "$tmp/tree" "$tmp/inst/$kver" "$tmp/etc" "$tmp/var"
 	xargs -0 cp --parents -t "$src") ||
 	cp -a "$top/Makefile" "$top/Kbuild" "$top/dkms.conf" "$top/module" \
 		"$top/uapi" "$src/"
-cp -a /etc/dkms/. "$tmp/etc/"
 
-host_state() { ls -lR /var/lib/dkms /etc/dkms 2>/dev/null | md5sum; }
-before=$(host_state)
+# in_ns CMD...: run CMD where dkms runs for this kernel, with /etc/dkms
+# and /var/lib/dkms replaced by $tmp/etc and $tmp/var.
+if [ "$where" = host ]; then
+	cp -a /etc/dkms/. "$tmp/etc/"
+	state_dirs=(/var/lib/dkms /etc/dkms)
+	in_ns() {
+		# shellcheck disable=SC2016
+		unshare -m bash -euc '
+			mount --bind "$1/etc" /etc/dkms
+			mount --bind "$1/var" /var/lib/dkms
+			shift
+			"$@"
+		' in-ns "$tmp" "$@"
+	}
+else
+	root=$("$top/scripts/sid-root.sh" path) || finish
+	cp -a "$root/etc/dkms/." "$tmp/etc/"
+	state_dirs=(/var/lib/dkms /etc/dkms "$root/var/lib/dkms" "$root/etc/dkms")
+	in_ns() {
+		"$top/scripts/sid-root.sh" run -b "$tmp" -b "$tmp/etc:/etc/dkms" \
+			-b "$tmp/var:/var/lib/dkms" -r "$sdir" -- "$@"
+	}
+fi
+dkms_version=$(in_ns dkms --version 2>&1 | head -n 1)
+state() { ls -lR "${state_dirs[@]}" 2>/dev/null | md5sum; }
+before=$(state)
 
+# --- 1. add, build, install ---------------------------------------------------
 dkms_args=(-m codectl -v "$version" --dkmstree "$tmp/tree"
 	   --sourcetree "$tmp/src" --installtree "$tmp/inst")
 # shellcheck disable=SC2016
-unshare -m bash -euc '
-	tmp=$1; shift
-	mount --bind "$tmp/etc" /etc/dkms
-	mount --bind "$tmp/var" /var/lib/dkms
+in_ns bash -euc '
 	dkms add "$@"
 	dkms build "$@"
 	dkms install --no-depmod "$@"
-' dkms-test "$tmp" "${dkms_args[@]}" -k "$kver" --kernelsourcedir "$kdir" \
-	>"$tmp/dkms.log" 2>&1
+' dkms "${dkms_args[@]}" -k "$kver" --kernelsourcedir "$kdir" >"$tmp/dkms.log" 2>&1
 rc=$?
 sed 's/^/    dkms: /' "$tmp/dkms.log"
 if [ $rc -eq 0 ]; then
-	ok "dkms add/build/install for $kver"
+	ok "$dkms_version add/build/install for $kver ($where)"
 else
-	notok "dkms add/build/install for $kver (exit $rc)"
-fi
-
-if [ "$(host_state)" = "$before" ]; then
-	ok "host dkms state untouched"
-else
-	notok "host dkms state changed"
+	notok "$dkms_version add/build/install for $kver ($where, exit $rc)"
+	find "$tmp/tree" -name make.log -exec sed 's/^/    make.log: /' {} + 2>/dev/null
 fi
 
 installed=$(find "$tmp/inst/$kver" -name 'codectl.ko*' | head -n 1)
@@ -88,30 +131,120 @@ else
 	finish
 fi
 
-# The guest: modprobe the installed module as a user would.
+# --- 2. the installed module ---------------------------------------------------
+vermagic=$(modinfo -F vermagic "$installed" 2>/dev/null)
+if [ "${vermagic%% *}" = "$kver" ]; then
+	ok "vermagic of the installed module: $vermagic"
+else
+	notok "vermagic '$vermagic' is not for $kver"
+fi
+undocumented=""
+for p in $(modinfo -F parm "$installed" | cut -d: -f1); do
+	grep -q "^| \`$p\` |" "$top/README.md" &&
+		grep -q "^#options codectl $p=" "$top/packaging/modprobe.conf" ||
+		undocumented+=" $p"
+done
+if [ -z "$undocumented" ] && [ -n "$(modinfo -F parm "$installed")" ]; then
+	ok "every module parameter is in README.md and packaging/modprobe.conf"
+else
+	notok "parameters missing from README.md or packaging/modprobe.conf:${undocumented:- (none found)}"
+fi
+
+# --- 3. refusal of a kernel without a needed option ----------------------------
+# A copy of the headers (symlinks) whose .config and auto.conf lack
+# CONFIG_MMU_NOTIFIER.
+fake=$tmp/headers-no-mmu-notifier
+mkdir -p "$fake/include/config"
+for f in "$kdir"/* "$kdir"/.[!.]*; do
+	case ${f##*/} in include | .config) ;; *) ln -s "$f" "$fake/" ;; esac
+done
+for f in "$kdir"/include/*; do
+	[ "${f##*/}" = config ] || ln -s "$f" "$fake/include/"
+done
+for f in "$kdir"/include/config/*; do
+	[ "${f##*/}" = auto.conf ] || ln -s "$f" "$fake/include/config/"
+done
+grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/.config" >"$fake/.config"
+grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/include/config/auto.conf" >"$fake/include/config/auto.conf"
+mkdir -p "$tmp/tree2"
+# shellcheck disable=SC2016
+in_ns bash -uc '
+	dkms add "$@" >/dev/null && dkms build "$@"
+' dkms -m codectl -v "$version" --dkmstree "$tmp/tree2" --sourcetree "$tmp/src" \
+	--installtree "$tmp/inst2" -k "$kver" --kernelsourcedir "$fake" >"$tmp/refuse.log" 2>&1
+rc=$?
+sed 's/^/    dkms: /' "$tmp/refuse.log"
+if [ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse.log" &&
+   grep -q "codectl: kernel $kver has no CONFIG_MMU_NOTIFIER" "$tmp/refuse.log"; then
+	ok "dkms refuses $kver without CONFIG_MMU_NOTIFIER (exit 77) and says why"
+else
+	notok "dkms refusal of $kver without CONFIG_MMU_NOTIFIER: exit $rc (want 77 and the reason)"
+fi
+if out=$(make -s -C "$src" module KVER="$kver" KDIR="$fake" 2>&1); then
+	notok "make module refuses headers without CONFIG_MMU_NOTIFIER: it built"
+elif grep -q 'has no CONFIG_MMU_NOTIFIER' <<<"$out"; then
+	ok "make module refuses headers without CONFIG_MMU_NOTIFIER: $(grep "has no" <<<"$out")"
+else
+	notok "make module refuses headers without CONFIG_MMU_NOTIFIER, but says: $out"
+fi
+
+if [ "$(state)" = "$before" ]; then
+	ok "dkms state untouched (${state_dirs[*]})"
+else
+	notok "dkms state changed (${state_dirs[*]})"
+fi
+
+# --- 4. the system files ---------------------------------------------------------
+sysroot=$tmp/sysroot
+if make -s -C "$top" install-system DESTDIR="$sysroot" >"$tmp/install.log" 2>&1; then
+	ok "make install-system: $(cd "$sysroot" && find . -type f | sort | tr '\n' ' ')"
+else
+	notok "make install-system: $(cat "$tmp/install.log")"
+fi
+# The test's own option, to see that modprobe.d is applied.
+echo "options codectl max_registrations=4242" >>"$sysroot/etc/modprobe.d/codectl.conf"
+
+# --- 5. the guest: load the installed module as a machine would ----------------
 cat >"$tmp/guest.sh" <<'GUEST'
 set -u
-kver=$(uname -r)
+kver=$(uname -r) version=$1
 n=0 f=0
 t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
 desc="depmod -a"; t depmod -a
-desc="modprobe codectl"; t modprobe codectl
+file=$(modinfo -F filename codectl 2>/dev/null)
+desc="modinfo finds codectl at $file"; t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
+# systemd-modules-load: modprobe each module named in modules-load.d.
+for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do
+	desc="modprobe $m (from /etc/modules-load.d)"; t modprobe "$m"
+done
+desc="codectl loaded"; t grep -q '^codectl ' /proc/modules
 desc="/dev/codectl is a character device"; t test -c /dev/codectl
 mode=$(stat -c %a /dev/codectl 2>/dev/null)
 desc="/dev/codectl mode 0666 (got $mode)"; t test "$mode" = 666
-desc="modinfo reports version $1"; t sh -c "modinfo -F version codectl | grep -qx '$1'"
+p=$(cat /sys/module/codectl/parameters/max_registrations 2>/dev/null)
+desc="modprobe.d option applied: max_registrations=$p"; t test "$p" = 4242
+desc="modinfo reports version $version"; t sh -c "modinfo -F version codectl | grep -qx '$version'"
 desc="codectl version answers"; t sh -c 'codectl version | grep -q "^abi_version"'
+desc="uid 65534 can use /dev/codectl (CODECTL_VERSION)"
+t sh -c '/tests/codectl-abi-test -u 65534 version | grep -q "^1 passed, 0 failed"'
+desc="udev rule installed"; t test -f /usr/lib/udev/rules.d/60-codectl.rules
 desc="modprobe -r codectl"; t modprobe -r codectl
 desc="module gone after modprobe -r"; t sh -c '! grep -q "^codectl " /proc/modules'
+desc="/dev/codectl gone after modprobe -r"; t test ! -e /dev/codectl
 echo "guest: $n passed, $f failed"
 [ "$f" -eq 0 ]
 GUEST
 
 make -s -C "$top" lib tools >/dev/null || { notok "building lib and tools"; finish; }
+make -s -C "$top/tests/vm" >/dev/null || { notok "building tests/vm"; finish; }
 "$top/scripts/vm-run.sh" -k "$series" \
-	-a "$tmp/inst/$kver:/lib/modules/$kver" \
+	-a "$tmp/inst/$kver/updates:/lib/modules/$kver/updates" \
+	-a "$sysroot/etc/modprobe.d:/etc/modprobe.d" \
+	-a "$sysroot/etc/modules-load.d:/etc/modules-load.d" \
+	-a "$sysroot/usr/lib/udev:/usr/lib/udev" \
 	-a "$top/tools/codectl:/usr/bin/codectl" \
 	-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+	-a "$top/tests/vm/codectl-abi-test:/tests/codectl-abi-test" \
 	-a "$tmp/guest.sh:/guest.sh" \
 	-l "$tmp/vm.log" -- sh /guest.sh "$version" >"$tmp/vm.out" 2>&1
 rc=$?

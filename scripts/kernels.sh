@@ -19,7 +19,8 @@
 # linux-kbuild-*) are read from the metas' Depends, downloaded with
 # `apt-get download PKG=VERSION` and unpacked with `dpkg-deb -x` into
 #
-#   $CACHE/kernels/SERIES/root/      boot/{vmlinuz,System.map,config}-KVER,
+#   $CACHE/kernels/SERIES/root/      boot/{vmlinuz,System.map,config}-KVER
+#                                    (7.x: links to lib/modules/KVER/*),
 #                                    lib/modules/KVER/modules.{order,builtin,
 #                                    builtin.modinfo} (the image's .ko files
 #                                    are deleted), usr/src/linux-headers-*,
@@ -36,11 +37,13 @@ set -euo pipefail
 
 # Series table: name, then the archives (as `apt-cache madison` prints the
 # suite, before "/main") whose linux-image-amd64 may be used.  The newest
-# version among them wins.  Adding a series is one line here, e.g.
-#   "7.2   sid"
+# version among them wins.  Adding a series is one line here.  sid's
+# headers are built with a newer gcc than bookworm's: build-module.sh builds
+# for them in the sid root of scripts/sid-root.sh.
 SERIES_TABLE=(
 	"6.1   bookworm bookworm-security"
 	"6.12  bookworm-backports"
+	"7.2   sid"
 )
 
 # Bump when the cache layout below changes: stamps then no longer match and
@@ -124,11 +127,20 @@ resolve() {
 		die "$hdr_name: no linux-headers-*-common in Depends"
 	kbuild=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-kbuild-') ||
 		die "$hdr_name: no linux-kbuild-* in Depends"
-	# All four come from the same source package: an unversioned
+	# From 7.x (sid) linux-image-KVER is empty: the kernel is in
+	# linux-binary-KVER (usr/lib/modules/KVER/vmlinuz) and System.map,
+	# config and modules.* in linux-base-KVER; the modules themselves
+	# (linux-modules-KVER, 110 MB) are not needed.
+	local img_name img_ver split=()
+	read -r img_name img_ver <<<"$img"
+	[ "$img_ver" != - ] || img_ver=$meta_ver
+	split=($(depends "$img_name" "$img_ver" | grep -E '^linux-(base-[0-9]|binary-)' |
+		tr ' ' '=' || true))
+	# All come from the same source package: an unversioned
 	# dependency means the headers' own version.
 	pkgs=()
 	local p name ver
-	for p in "$img" "$hdr" "$common" "$kbuild"; do
+	for p in "$img" "${split[@]/=/ }" "$hdr" "$common" "$kbuild"; do
 		read -r name ver <<<"$p"
 		[ "$ver" != - ] || ver=$hdr_ver
 		pkgs+=("$name=$ver")
@@ -181,9 +193,22 @@ fetch_series() {
 
 	local root=$dir/root kver moddir f link target
 	# The kernel release is the one directory under lib/modules that the
-	# image filled (boot/vmlinuz-KVER must exist for it).
+	# image filled (boot/vmlinuz-KVER, or from 7.x lib/modules/KVER/vmlinuz,
+	# must exist for it).
 	for moddir in "$root"/lib/modules/* "$root"/usr/lib/modules/*; do
-		[ -f "$root/boot/vmlinuz-${moddir##*/}" ] && kver=${moddir##*/} && break
+		kver=${moddir##*/}
+		[ -f "$root/boot/vmlinuz-$kver" ] && break
+		if [ -f "$moddir/vmlinuz" ]; then
+			# 7.x layout: offer the classic boot/ names as well.
+			mkdir -p "$root/boot"
+			for f in vmlinuz System.map config; do
+				[ -f "$moddir/$f" ] || die "$series: no $f in ${moddir#"$root"/}"
+				ln -sfn "$(realpath -m --relative-to="$root/boot" "$moddir/$f")" \
+					"$root/boot/$f-$kver"
+			done
+			break
+		fi
+		kver=
 	done
 	[ -n "${kver:-}" ] || die "$series: no boot/vmlinuz-* matching lib/modules/*"
 	# Newer (usrmerged) packages use usr/lib/modules: offer lib/modules too.
@@ -194,6 +219,7 @@ fetch_series() {
 	for f in "$moddir"/*; do
 		case ${f##*/} in
 		modules.order | modules.builtin | modules.builtin.modinfo | build | source) ;;
+		vmlinuz | System.map | config) ;; # the 7.x layout
 		*) rm -rf "$f" ;;
 		esac
 	done
@@ -206,12 +232,36 @@ fetch_series() {
 	done < <(find "$root" -type l -lname '/*')
 
 	# The arch headers' Makefile is one line including the -common one by
-	# absolute path: point it at the final place of root.
+	# absolute path (from 7.x after a KBUILD_OUTPUT= line with its own
+	# absolute path): point them at the final place of root.
 	local kdir=$root/usr/src/linux-headers-$kver
 	[ -f "$kdir/Makefile" ] || die "$series: no headers dir $kdir"
 	sed -i -E "s#^include /usr/src/#include $final/root/usr/src/#" "$kdir/Makefile"
 	grep -q "^include $final/root/usr/src/linux-headers-.*-common/Makefile" "$kdir/Makefile" ||
 		die "$series: unexpected $kdir/Makefile: $(cat "$kdir/Makefile")"
+	# From 7.x it also names itself as the output directory.
+	sed -i -E "s#^KBUILD_OUTPUT=/usr/src/#KBUILD_OUTPUT=$final/root/usr/src/#" "$kdir/Makefile"
+
+	# Debian's 7.2 linux-kbuild lacks scripts/checker-valid.sh, which the
+	# Makefile runs for C=1/C=2: without it kbuild says sparse "is not
+	# available" and checks nothing.  Its contract: print 1 if the checker
+	# (with CHECKFLAGS) parses __typeof_unqual__ without an error, else 0.
+	local common=$root/usr/src/linux-headers-${kver%-*}-common
+	if grep -q 'scripts/checker-valid.sh' "$common/Makefile" 2>/dev/null &&
+	   [ ! -e "$common/scripts/checker-valid.sh" ] && [ -d "$common/scripts" ]; then
+		cat >"$common/scripts/checker-valid.sh" <<-'CHECKER'
+		#!/bin/sh
+		# Written by codectl's kernels.sh: the kernel's own script is
+		# missing from this linux-kbuild package.  Prints 1 if the checker
+		# "$@" knows __typeof_unqual__, else 0.
+		command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+		t=$(mktemp --suffix=.c) || { echo 0; exit 0; }
+		printf 'int f(const int *p) { __typeof_unqual__(*p) x = *p; return x; }\n' >"$t"
+		if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+		rm -f "$t"
+		CHECKER
+		chmod 755 "$common/scripts/checker-valid.sh"
+	fi
 
 	# Uncompressed kernel for QEMU's PVH entry (see extract_vmlinux).
 	if grep -q '^CONFIG_PVH=y' "$root/boot/config-$kver"; then

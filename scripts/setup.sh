@@ -9,8 +9,11 @@
 #    from bookworm is ever upgraded from them: trixie and sid get priority 1,
 #    so only an explicit "pkg/trixie" request takes anything from there;
 #  - build tools, cmocka, sparse, dkms, qemu and busybox for the VM runner;
-#  - the stock Debian kernels (6.1 bookworm, 6.12 backports), images and
-#    headers unpacked into .cache/kernels by scripts/kernels.sh.
+#  - the stock Debian kernels (6.1 bookworm, 6.12 backports, 7.2 sid),
+#    images and headers unpacked into .cache/kernels by scripts/kernels.sh.
+#    7.2's modules need gcc-16, which is not installed here: `make
+#    toolchain-7.2` (scripts/sid-root.sh) builds a sid root with it, and
+#    installs debootstrap for that itself; without it tests skip 7.2.
 set -euo pipefail
 
 [ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }

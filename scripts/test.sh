@@ -5,7 +5,9 @@
 # Debian's archive (scripts/setup.sh, idempotent), then run every test
 # (make check): host unit tests, and for each stock kernel the build and
 # static checks, the guest suite under QEMU and the DKMS install test.
-# Extra arguments are kernel series (default: 6.1 6.12).  Run as root.
+# Extra arguments are kernel series (default: 6.1 6.12, and 7.2 when its
+# toolchain is built with `make toolchain-7.2`; otherwise the run says that
+# 7.2 was skipped).  Run as root.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup.sh"

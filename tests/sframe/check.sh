@@ -37,7 +37,8 @@ trap 'rm -f "$log"' EXIT
 make -s -C "$here" fixtures oracles >"$log" 2>&1 ||
 	{ cat "$log"; echo "not ok - building toolchains, fixtures, oracles"; failed=$((failed + 1)); }
 
-dump=$cache/sframe-bench/sframe-dump
+# Per-run binary: in $CODECTL_BUILD_DIR when set (concurrent work trees).
+dump=${CODECTL_BUILD_DIR:-$cache/sframe-bench}/sframe-dump
 mkdir -p "$(dirname "$dump")"
 gcc -O2 -Wall -Wextra -Werror -I"$here" -I"$top/module" -o "$dump" \
 	"$here/sframe-dump.c" "$here/elfsec.c" "$top/module/sframe.c" ||
