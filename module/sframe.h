@@ -491,11 +491,45 @@ void sframe_flat_index_build(struct sframe_flat *flat, uint32_t *words,
  * @flat:	the table
  * @pc:		run-time address
  *
+ * Inline: it is the unwinder's per-frame lookup.
+ *
  * Return: the rule, or NULL when no FRE covers @pc (where sframe_find()
  * says SFRAME_E_NOT_FOUND or SFRAME_E_NO_FRE).
  */
-const struct sframe_rule *sframe_flat_find(const struct sframe_flat *flat,
-					   uint64_t pc);
+static inline const struct sframe_rule *
+sframe_flat_find(const struct sframe_flat *flat, uint64_t pc)
+{
+	uint32_t lo = 0, hi = flat->nr, off, rule, b;
+
+	if (pc < flat->base || pc - flat->base > 0xffffffffULL)
+		return NULL;
+	off = (uint32_t)(pc - flat->base);
+	b = off >> flat->index_shift;
+	if (flat->index && b < flat->index_nb) {
+		/*
+		 * Entries below words[b] lie below the bucket, those from
+		 * words[b + 1] on above @off: the answer is in between,
+		 * or is the entry just below.
+		 */
+		lo = flat->index[b] ? flat->index[b] - 1 : 0;
+		hi = flat->index[b + 1];
+		if (hi > flat->nr || lo > hi)
+			return NULL;
+	}
+	/* The last entry at or below @off: later entries win ties. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (flat->offs[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	rule = flat->rule_of[lo - 1];
+	return rule == SFRAME_FLAT_NONE ? NULL : &flat->rules[rule];
+}
 
 /**
  * sframe_strerror() - a short description of an enum sframe_err code

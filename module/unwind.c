@@ -107,7 +107,7 @@ struct codectl_walk {
 #define STEP_OK		0
 #define STEP_NO_RULE	(-1)	/* this method has nothing for the pc */
 
-static int codectl_read_u64(u64 addr, u64 *val)
+static __always_inline int codectl_read_u64(u64 addr, u64 *val)
 {
 	if (addr & 7)
 		return CODECTL_STOP_ALIGN;
@@ -219,6 +219,23 @@ static int codectl_step_signal(struct codectl_uframe *f)
 	return STEP_OK;
 }
 
+/*
+ * Move @f to its caller, whose frame starts at @cfa (its stack pointer
+ * after the return), found by method @how.
+ */
+static __always_inline int
+codectl_to_caller(struct codectl_uframe *f, u64 cfa, u64 ra, u64 fp,
+		  unsigned int how, unsigned int *method)
+{
+	if (cfa <= f->sp)
+		return CODECTL_STOP_SP;
+	f->ip = ra;
+	f->sp = cfa;
+	f->fp = fp;
+	*method = how;
+	return STEP_OK;
+}
+
 /* ---- SFrame ---------------------------------------------------------- */
 
 /* pt_regs offsets of the x86-64 DWARF registers 0-15 (6, 7: rbp, rsp). */
@@ -239,8 +256,8 @@ static const u8 codectl_dwarf_sigctx[16] = {
 };
 
 /* The value of a rule's base register in frame @f, at CFA @cfa. */
-static int codectl_base_value(const struct codectl_uframe *f, u16 base,
-			      u64 cfa, u64 *val)
+static __always_inline int
+codectl_base_value(const struct codectl_uframe *f, u16 base, u64 cfa, u64 *val)
 {
 	switch (base) {
 	case SFRAME_BASE_SP:
@@ -273,8 +290,9 @@ static int codectl_base_value(const struct codectl_uframe *f, u16 base,
 }
 
 /* Evaluate one location of a rule (not SAME/UNDEF). */
-static int codectl_loc_value(const struct codectl_uframe *f,
-			     const struct sframe_loc *loc, u64 cfa, u64 *val)
+static __always_inline int
+codectl_loc_value(const struct codectl_uframe *f, const struct sframe_loc *loc,
+		  u64 cfa, u64 *val)
 {
 	u64 base;
 	int ret;
@@ -360,13 +378,7 @@ static int codectl_step_sframe(struct codectl_walk *w,
 		ret = codectl_loc_value(f, &rule->fp, cfa, &fp);
 	if (ret)
 		return ret;
-	if (cfa <= f->sp)
-		return CODECTL_STOP_SP;
-	f->ip = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	*method = CODECTL_FRAME_SFRAME;
-	return STEP_OK;
+	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_SFRAME, method);
 }
 
 /* ---- JIT tables ------------------------------------------------------ */
@@ -454,13 +466,7 @@ static int codectl_step_jit(const struct codectl_reg *reg,
 		ret = codectl_read_u64(cfa + (s64)e.fp_off, &fp);
 	if (ret)
 		return ret;
-	if (cfa <= f->sp)
-		return CODECTL_STOP_SP;
-	f->ip = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	*method = CODECTL_FRAME_JIT;
-	return STEP_OK;
+	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_JIT, method);
 }
 
 /* ---- frame pointers -------------------------------------------------- */
@@ -539,11 +545,8 @@ static int codectl_step_entry(struct codectl_walk *w, struct codectl_uframe *f,
 	}
 	if (codectl_read_u64(cfa - 8, &ra) || !codectl_after_call(w, ra))
 		return STEP_NO_RULE;
-	f->ip = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	*method = CODECTL_FRAME_FP_ENTRY;
-	return STEP_OK;
+	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_FP_ENTRY,
+				 method);
 }
 
 static int codectl_step_fp(struct codectl_uframe *f, unsigned int *method)
@@ -562,11 +565,8 @@ static int codectl_step_fp(struct codectl_uframe *f, unsigned int *method)
 		ret = codectl_read_u64(f->fp, &fp);
 	if (ret)
 		return ret;
-	f->ip = ra;
-	f->sp = f->fp + 16;
-	f->fp = fp;
-	*method = CODECTL_FRAME_FP;
-	return STEP_OK;
+	return codectl_to_caller(f, f->fp + 16, ra, fp, CODECTL_FRAME_FP,
+				 method);
 }
 
 /* ---- the walk -------------------------------------------------------- */

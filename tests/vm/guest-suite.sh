@@ -109,6 +109,19 @@ load() {
 	fi
 }
 
+# After an rmmod step: load the module again unless it is loaded, with
+# ok / not ok "module loads again after LABEL".  Returns 0 when it was
+# loaded here, for the caller's short checks after reloading.
+reload_after() {
+	loaded && return 1
+	if out=$(load 2>&1) && wait_dev; then
+		ok "module loads again after $1"
+		return 0
+	fi
+	not_ok "module loads again after $1" "$out"
+	return 1
+}
+
 # Wait up to 5 s for the device node (devtmpfs).
 wait_dev() {
 	i=0
@@ -308,16 +321,11 @@ if [ -x "$storm" ] && loaded; then
 	after=$(problems | wc -l)
 	check "kernel log clean after rmmod during the storm" \
 		"$(problems | tail -n 1)" [ "$after" = "$before" ]
-	if loaded; then
-		:
-	elif out=$(load 2>&1) && wait_dev; then
-		ok "module loads again after rmmod during the storm"
+	if reload_after "rmmod during the storm"; then
 		run_prog "short storm after reloading" "$storm" -t 2
 		[ -x "$abi_test" ] &&
 			run_suite "after rmmod during the storm" version fork_inherits munmap_text
 		check "counters 0 after the short runs" "counters not back to 0" stats_zero
-	else
-		not_ok "module loads again after rmmod during the storm" "$out"
 	fi
 fi
 echo "# time: rmmod during the storm done after $(($(now) - t_start)) s"
@@ -376,13 +384,7 @@ if [ -x "$ustorm" ] && loaded; then
 	after=$(problems | wc -l)
 	check "kernel log clean after rmmod against the unwind storms" \
 		"$(problems | tail -n 1)" [ "$after" = "$before" ]
-	if loaded; then
-		:
-	elif out=$(load 2>&1) && wait_dev; then
-		ok "module loads again after the unwind storms"
-	else
-		not_ok "module loads again after the unwind storms" "$out"
-	fi
+	reload_after "the unwind storms"
 fi
 echo "# time: unwind storms done after $(($(now) - t_start)) s"
 
@@ -424,14 +426,9 @@ if [ -x "$abi_test" ] && loaded; then
 	after=$(problems | wc -l)
 	check "kernel log clean after rmmod with deferred unwinds in flight" \
 		"$(problems | tail -n 1)" [ "$after" = "$before" ]
-	if loaded; then
-		:
-	elif out=$(load 2>&1) && wait_dev; then
-		ok "module loads again after rmmod with deferred unwinds in flight"
+	if reload_after "rmmod with deferred unwinds in flight"; then
 		run_suite "after rmmod with deferred unwinds" deferred_request deferred_selftest
 		check "counters 0 after the deferred runs" "counters not back to 0" stats_zero
-	else
-		not_ok "module loads again after rmmod with deferred unwinds in flight" "$out"
 	fi
 fi
 echo "# time: rmmod with deferred unwinds done after $(($(now) - t_start)) s"
