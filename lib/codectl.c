@@ -183,3 +183,39 @@ CODECTL_EXPORT int codectl_unwind_stats(struct codectl_unwind_stats *stats)
 		return -1;
 	return ioctl(fd, CODECTL_IOC_UNWIND_STATS, stats);
 }
+
+CODECTL_EXPORT const char *codectl_frame_name(unsigned int method)
+{
+	static const char *const names[] = {
+		[CODECTL_FRAME_REGS] = "regs",
+		[CODECTL_FRAME_SFRAME] = "sframe",
+		[CODECTL_FRAME_JIT] = "jit",
+		[CODECTL_FRAME_FP] = "fp",
+		[CODECTL_FRAME_FP_ENTRY] = "fp_entry",
+		[CODECTL_FRAME_SIGNAL] = "signal",
+	};
+
+	if (method < sizeof(names) / sizeof(names[0]) && names[method])
+		return names[method];
+	return "unknown";
+}
+
+CODECTL_EXPORT const char *codectl_stop_name(unsigned int stop)
+{
+	static const char *const names[] = {
+		[CODECTL_STOP_OUTERMOST] = "outermost",
+		[CODECTL_STOP_END] = "end",
+		[CODECTL_STOP_DEPTH] = "depth",
+		[CODECTL_STOP_FAULT] = "fault",
+		[CODECTL_STOP_SP] = "sp",
+		[CODECTL_STOP_ALIGN] = "align",
+		[CODECTL_STOP_TABLE] = "table",
+		[CODECTL_STOP_NO_USER] = "no_user",
+		[CODECTL_STOP_STALE] = "stale",
+		[CODECTL_STOP_NOMEM] = "nomem",
+	};
+
+	if (stop < sizeof(names) / sizeof(names[0]) && names[stop])
+		return names[stop];
+	return "unknown";
+}

@@ -21,28 +21,6 @@
 
 #define MAX_FRAMES 64
 
-static const char *const method_names[] = {
-	[CODECTL_FRAME_REGS] = "regs",
-	[CODECTL_FRAME_SFRAME] = "sframe",
-	[CODECTL_FRAME_JIT] = "jit",
-	[CODECTL_FRAME_FP] = "fp",
-	[CODECTL_FRAME_FP_ENTRY] = "fp-entry",
-	[CODECTL_FRAME_SIGNAL] = "signal",
-};
-
-static const char *const stop_names[] = {
-	[CODECTL_STOP_OUTERMOST] = "outermost frame",
-	[CODECTL_STOP_END] = "end of the stack",
-	[CODECTL_STOP_DEPTH] = "frame limit",
-	[CODECTL_STOP_FAULT] = "unreadable stack",
-	[CODECTL_STOP_SP] = "implausible caller frame",
-	[CODECTL_STOP_ALIGN] = "misaligned stack or frame pointer",
-	[CODECTL_STOP_TABLE] = "no usable unwind table",
-	[CODECTL_STOP_NO_USER] = "no user context",
-	[CODECTL_STOP_STALE] = "stale request",
-	[CODECTL_STOP_NOMEM] = "out of memory",
-};
-
 __attribute__((noinline)) void print_stack(const char *title, unsigned int flags)
 {
 	uint64_t ips[MAX_FRAMES];
@@ -59,9 +37,8 @@ __attribute__((noinline)) void print_stack(const char *title, unsigned int flags
 			strerror(errno));
 		exit(1);
 	}
-	printf("%s: %u frames, stopped: %s\n", title, a.nr,
-	       a.stop < sizeof(stop_names) / sizeof(stop_names[0]) &&
-	       stop_names[a.stop] ? stop_names[a.stop] : "?");
+	printf("%s: %u frames, stop: %s\n", title, a.nr,
+	       codectl_stop_name(a.stop));
 	for (unsigned int i = 0; i < a.nr; i++) {
 		/* A return address may be just past its function: look up ip-1. */
 		uintptr_t pc = ips[i] - (i ? 1 : 0);
@@ -77,9 +54,7 @@ __attribute__((noinline)) void print_stack(const char *title, unsigned int flags
 			}
 		}
 		printf("  #%-2u %#014" PRIx64 "  %-9s %s (%s)\n", i, ips[i],
-		       methods[i] < sizeof(method_names) / sizeof(method_names[0]) &&
-		       method_names[methods[i]] ? method_names[methods[i]] : "?",
-		       sym, obj);
+		       codectl_frame_name(methods[i]), sym, obj);
 	}
 }
 

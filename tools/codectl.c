@@ -114,13 +114,6 @@ static int cmd_self(void)
 
 static int cmd_unwind(void)
 {
-	static const char *const frames[] = {
-		NULL, "regs", "sframe", "jit", "fp", "fp_entry", "signal",
-	};
-	static const char *const stops[] = {
-		NULL, "outermost", "end", "depth", "fault", "sp", "align",
-		"table", "no_user", "stale", "nomem",
-	};
 	struct codectl_unwind_stats s;
 	unsigned int i;
 
@@ -129,11 +122,11 @@ static int cmd_unwind(void)
 	printf("unwinds   %" PRIu64 "\n", (uint64_t)s.unwinds);
 	printf("requests  %" PRIu64 "\n", (uint64_t)s.requests);
 	printf("callbacks %" PRIu64 "\n", (uint64_t)s.callbacks);
-	for (i = 1; i < sizeof(frames) / sizeof(frames[0]); i++)
-		printf("frames_%s %" PRIu64 "\n", frames[i],
+	for (i = CODECTL_FRAME_REGS; i <= CODECTL_FRAME_SIGNAL; i++)
+		printf("frames_%s %" PRIu64 "\n", codectl_frame_name(i),
 		       (uint64_t)s.frames[i]);
-	for (i = 1; i < sizeof(stops) / sizeof(stops[0]); i++)
-		printf("stop_%s %" PRIu64 "\n", stops[i],
+	for (i = CODECTL_STOP_OUTERMOST; i < CODECTL_STOP_NR; i++)
+		printf("stop_%s %" PRIu64 "\n", codectl_stop_name(i),
 		       (uint64_t)s.stops[i]);
 	return 0;
 }

@@ -104,6 +104,15 @@ int codectl_unwind_request(uint64_t *cookie);
 int codectl_unwind_stats(struct codectl_unwind_stats *stats);
 
 /*
+ * codectl_frame_name, codectl_stop_name - short names of CODECTL_FRAME_*
+ * methods ("sframe", "fp", ...) and CODECTL_STOP_* reasons ("end",
+ * "depth", ...), as debugfs codectl/unwind spells them; "unknown" for
+ * other values.
+ */
+const char *codectl_frame_name(unsigned int method);
+const char *codectl_stop_name(unsigned int stop);
+
+/*
  * Storage for the strings a struct codectl_elf_info built by
  * codectl_elf_info_from_phdr() points to.  It must outlive the use of that
  * info (the kernel copies the strings at registration).

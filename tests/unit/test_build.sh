@@ -16,6 +16,7 @@ API="codectl
 codectl_check_sframe
 codectl_close
 codectl_elf_info_from_phdr
+codectl_frame_name
 codectl_get_fd
 codectl_query
 codectl_register_elf
@@ -23,6 +24,7 @@ codectl_register_jit
 codectl_register_object
 codectl_register_self
 codectl_set_fd
+codectl_stop_name
 codectl_unregister
 codectl_unregister_object
 codectl_unwind_request

@@ -240,6 +240,39 @@ static void test_wrapper_requests(void **state)
 	assert_int_equal(fake_opens, 1);
 }
 
+/* Names all distinct within their kind; n of them, none "unknown". */
+static void assert_distinct(const char *const *names, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		assert_string_not_equal(names[i], "unknown");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(names[i], names[j]);
+	}
+}
+
+/* Every method and stop reason has its own name; others are "unknown". */
+static void test_names(void **state)
+{
+	const char *frames[CODECTL_FRAME_SIGNAL], *stops[CODECTL_STOP_NR - 1];
+	unsigned int i;
+
+	(void)state;
+	for (i = CODECTL_FRAME_REGS; i <= CODECTL_FRAME_SIGNAL; i++)
+		frames[i - 1] = codectl_frame_name(i);
+	for (i = CODECTL_STOP_OUTERMOST; i < CODECTL_STOP_NR; i++)
+		stops[i - 1] = codectl_stop_name(i);
+	assert_distinct(frames, CODECTL_FRAME_SIGNAL);
+	assert_distinct(stops, CODECTL_STOP_NR - 1);
+	assert_string_equal(codectl_frame_name(CODECTL_FRAME_SFRAME), "sframe");
+	assert_string_equal(codectl_stop_name(CODECTL_STOP_DEPTH), "depth");
+	assert_string_equal(codectl_frame_name(0), "unknown");
+	assert_string_equal(codectl_frame_name(1000), "unknown");
+	assert_string_equal(codectl_stop_name(0), "unknown");
+	assert_string_equal(codectl_stop_name(CODECTL_STOP_NR), "unknown");
+}
+
 #define T(f)	cmocka_unit_test_setup(f, fake_setup)
 
 int main(void)
@@ -254,6 +287,7 @@ int main(void)
 		T(test_wrapper_errors),
 		T(test_wrapper_enodev),
 		T(test_wrapper_requests),
+		T(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, fake_setup);
