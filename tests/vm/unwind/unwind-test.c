@@ -1144,6 +1144,102 @@ NOIPA int t_jit(void)
 	return 0;
 }
 
+/*
+ * JIT tables that say stop, lie or change: the walk ends at jit_b's call
+ * with the documented reason, never past it, never with a wrong frame.
+ */
+static struct codectl_jit_unwind_fre *jit_entry(struct codectl_jit_unwind_table *t,
+						 uint32_t i)
+{
+	return (void *)((uint8_t *)(t + 1) + (size_t)i * t->fre_stride);
+}
+
+/* The walk reached jit_b's call site and stopped there with @stop. */
+static int jit_stops_at_b(const struct jit *j, uint32_t stop, const char *what)
+{
+	uint32_t n = g_t.a.nr;
+
+	return EXPECT(g_t.rc == 0, "%s: the ioctl failed: %ld", what, g_t.rc) &&
+	       EXPECT(n >= 3 && n <= MAXF && g_ips[n - 1] == (uintptr_t)j->b + JIT_B_RET,
+		      "%s: %u frames, the last %#llx, expected jit_b's call %p",
+		      what, n, n ? (unsigned long long)g_ips[n - 1] : 0ULL,
+		      (void *)(j->b + JIT_B_RET)) &&
+	       EXPECT(g_t.a.stop == stop, "%s: stop %u, expected %u", what,
+		      g_t.a.stop, stop);
+}
+
+NOIPA int t_jit_edges(void)
+{
+	struct codectl_jit_unwind_fre e0;
+	uint64_t used;
+	struct jit j;
+	int r;
+
+	if (jit_create(&j))
+		return 0;
+	jit_flags = 0;
+
+	/* 1. jit_b's call site marked outermost. */
+	jit_entry(j.b1, 1)->info |= CODECTL_JIT_FRE_OUTERMOST;
+	r = jit_caller(&j);
+	KEEP(r);
+	jit_stops_at_b(&j, CODECTL_STOP_OUTERMOST, "OUTERMOST entry");
+	jit_entry(j.b1, 1)->info &= ~CODECTL_JIT_FRE_OUTERMOST;
+
+	/* 2. used_len beyond reserved_len: the table is not trusted. */
+	used = j.b1->used_len;
+	__atomic_store_n(&j.b1->used_len, j.b1->reserved_len + j.b1->fre_stride,
+			 __ATOMIC_RELEASE);
+	r = jit_caller(&j);
+	KEEP(r);
+	jit_stops_at_b(&j, CODECTL_STOP_TABLE, "used_len past reserved_len");
+
+	/* 3. used_len 0 again (entries withdrawn): no rule, the FP walk. */
+	__atomic_store_n(&j.b1->used_len, 0, __ATOMIC_RELEASE);
+	r = jit_caller(&j);
+	KEEP(r);
+	EXPECT(g_t.rc == 0 && g_t.a.nr >= 3 && g_t.a.nr <= MAXF &&
+	       g_methods[2] != CODECTL_FRAME_JIT,
+	       "no published entry: %u frames, frame 2 by method %u", g_t.a.nr,
+	       g_methods[2]);
+	__atomic_store_n(&j.b1->used_len, used, __ATOMIC_RELEASE);
+
+	/*
+	 * 4. Entries out of order, as a torn update could leave them: a
+	 * clean end (any reason, no frame past the bounds), never a crash.
+	 */
+	e0 = *jit_entry(j.b1, 0);
+	*jit_entry(j.b1, 0) = *jit_entry(j.b1, 2);
+	*jit_entry(j.b1, 2) = e0;
+	r = jit_caller(&j);
+	KEEP(r);
+	EXPECT(g_t.rc == 0 && g_t.a.nr >= 2 && g_t.a.nr <= MAXF &&
+	       g_t.a.stop > 0 && g_t.a.stop < CODECTL_STOP_NR,
+	       "unsorted entries: rc %ld, %u frames, stop %u", g_t.rc,
+	       g_t.a.nr, g_t.a.stop);
+
+	/*
+	 * 5. Region A's chain looping onto itself, its second table empty:
+	 * jit_a's call site is in no table, and the lookup gives up after a
+	 * bounded number of tables with CODECTL_STOP_TABLE.
+	 */
+	*jit_entry(j.b1, 2) = *jit_entry(j.b1, 0);
+	*jit_entry(j.b1, 0) = e0;
+	__atomic_store_n(&j.a2->used_len, 0, __ATOMIC_RELEASE);
+	j.a2->next = (uintptr_t)j.a1;
+	r = jit_caller(&j);
+	KEEP(r);
+	EXPECT(g_t.rc == 0 && g_t.a.nr >= 2 && g_t.a.nr <= MAXF &&
+	       g_ips[g_t.a.nr - 1] == (uintptr_t)j.a + JIT_A_RET &&
+	       g_t.a.stop == CODECTL_STOP_TABLE,
+	       "a looping chain: rc %ld, %u frames, the last %#llx (jit_a's call %p), stop %u",
+	       g_t.rc, g_t.a.nr,
+	       g_t.a.nr ? (unsigned long long)g_ips[g_t.a.nr - 1] : 0ULL,
+	       (void *)(j.a + JIT_A_RET), g_t.a.stop);
+	jit_destroy(&j);
+	return 0;
+}
+
 /* ---- a syscall inside a function with an rbp frame, no unwind table -- */
 
 /*
@@ -1717,6 +1813,7 @@ static const struct test tests[] = {
 	{ "signal", t_signal },
 	{ "signal_async", t_signal_async },
 	{ "jit", t_jit },
+	{ "jit_edges", t_jit_edges },
 	{ "syscall_in_fp_frame", t_syscall_in_fp_frame },
 	{ "libc_ioctl", t_libc_ioctl },
 	{ "only_own_method", t_only_own_method },
