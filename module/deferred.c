@@ -78,7 +78,8 @@
  * @twork:	the task_work, queued once per requested state
  * @delivered:	consumer bits already called back with @cookie
  * @traced:	@trace holds this entry's unwind (owner's task context only)
- * @trace:	the unwind, into a buffer the slot keeps across owners
+ * @trace:	the unwind, into a buffer allocated for the entry's delivery
+ *		and freed with the slot
  */
 struct codectl_dslot {
 	struct task_struct *owner;
@@ -376,6 +377,15 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 		atomic_long_or(todo, &s->delivered);
 		srcu_read_unlock(&codectl_dsrcu, idx);
 	}
+	/*
+	 * The trace buffer goes with the entry: a pool that held one per
+	 * slot ever used would keep up to 4096 of them (18 MB at 512
+	 * frames) after a burst of threads.
+	 */
+	kfree(s->trace.ips);
+	s->trace.ips = NULL;
+	s->trace.methods = NULL;
+	s->trace.max = 0;
 	codectl_dslot_free(s);
 }
 
