@@ -211,7 +211,6 @@ CODECTL_EXPORT const char *codectl_stop_name(unsigned int stop)
 		[CODECTL_STOP_ALIGN] = "align",
 		[CODECTL_STOP_TABLE] = "table",
 		[CODECTL_STOP_NO_USER] = "no_user",
-		[CODECTL_STOP_STALE] = "stale",
 		[CODECTL_STOP_NOMEM] = "nomem",
 	};
 

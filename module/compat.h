@@ -57,22 +57,22 @@ static inline void codectl_hrtimer_setup(struct hrtimer *timer,
 }
 
 /*
- * A self-NMI for the self-test: an NMI IPI to this CPU through the APIC
- * driver (the x2APIC self-IPI register cannot send NMIs, so not
- * send_IPI_self).  `apic` is exported (GPL) on 6.1 and 6.12.  Call with
- * preemption disabled.
+ * NMIs for the self-test: an NMI IPI to a CPU (this one included) through
+ * the APIC driver (the x2APIC self-IPI register cannot send NMIs, so not
+ * send_IPI_self).  `apic` is exported (GPL) on 6.1, 6.12 and 7.2.  Call
+ * with preemption disabled.
  */
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
 #include <asm/nmi.h>
 #define CODECTL_HAVE_SELF_NMI	1
-static inline void codectl_send_self_nmi(void)
+static inline void codectl_send_nmi(int cpu)
 {
-	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+	apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
 }
 #else
 #define CODECTL_HAVE_SELF_NMI	0
-static inline void codectl_send_self_nmi(void)
+static inline void codectl_send_nmi(int cpu)
 {
 }
 #endif

@@ -78,6 +78,7 @@
  * @twork:	the task_work, queued once per requested state
  * @delivered:	consumer bits already called back with @cookie
  * @traced:	@trace holds this entry's unwind (owner's task context only)
+ * @moved:	the user registers differed from @req_ip/@req_sp at the unwind
  * @trace:	the unwind, into a buffer allocated for the entry's delivery
  *		and freed with the slot
  */
@@ -90,6 +91,7 @@ struct codectl_dslot {
 	struct callback_head twork;
 	atomic_long_t delivered;
 	bool traced;
+	bool moved;
 	struct codectl_trace trace;
 };
 
@@ -116,8 +118,12 @@ static void codectl_dkick_fn(struct irq_work *w)
 	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
 }
 
-static DEFINE_PER_CPU(struct irq_work, codectl_dkick) =
-	IRQ_WORK_INIT_HARD(codectl_dkick_fn);
+/*
+ * Set up at init, not by a static initializer: a module's per-CPU data is
+ * copied from its section without relocations, so a function pointer
+ * there would be NULL (found by the REMOTE self-test on 6.1).
+ */
+static DEFINE_PER_CPU(struct irq_work, codectl_dkick);
 #define CODECTL_DKICK()		this_cpu_ptr(&codectl_dkick)
 #else
 #define CODECTL_DKICK()		NULL
@@ -311,12 +317,13 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
 		codectl_dslot_stopped(t, CODECTL_STOP_NO_USER);
 		return;
 	}
-	if (instruction_pointer(regs) != s->req_ip ||
-	    user_stack_pointer(regs) != s->req_sp) {
-		/* The request outlived its entry: no stack rather than a wrong one. */
-		codectl_dslot_stopped(t, CODECTL_STOP_STALE);
-		return;
-	}
+	/*
+	 * A request from an NMI or interrupt that hit user code is served at
+	 * the next kernel exit, after the task ran on for a while: unwind
+	 * what is there now, and say so.
+	 */
+	s->moved = instruction_pointer(regs) != s->req_ip ||
+		   user_stack_pointer(regs) != s->req_sp;
 	if (t->max != max) {
 		kfree(t->ips);
 		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8), GFP_KERNEL);
@@ -362,6 +369,7 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 			codectl_dslot_unwind(s);
 		trace.nr = s->trace.nr;
 		trace.stop = s->trace.stop;
+		trace.flags = s->moved ? CODECTL_TRACE_MOVED : 0;
 		trace.ips = s->trace.ips;
 		trace.methods = s->trace.methods;
 		idx = srcu_read_lock(&codectl_dsrcu);
@@ -604,8 +612,13 @@ int codectl_deferred_init(void)
 		atomic_long_set(&codectl_dslots[i].state, CODECTL_DRELEASING);
 		init_task_work(&codectl_dslots[i].twork, codectl_dslot_twork);
 	}
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		per_cpu(codectl_dcookie_seq, cpu) = 1;
+#ifndef HAVE_TWA_NMI_CURRENT
+		per_cpu(codectl_dkick, cpu) =
+			IRQ_WORK_INIT_HARD(codectl_dkick_fn);
+#endif
+	}
 	return 0;
 }
 

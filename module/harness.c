@@ -100,6 +100,7 @@ static void codectl_hfile_queue(struct codectl_hfile *hf,
 		r->tid = tid;
 		r->nr = t->nr;
 		r->stop = t->stop;
+		r->flags = t->flags;
 		if (t->nr) {
 			memcpy(r + 1, t->ips, t->nr * sizeof(u64));
 			methods = (u8 *)(r + 1) + t->nr * sizeof(u64);

@@ -8,6 +8,13 @@
  * entry; each callback's cookie is its request's; both consumers got the
  * same trace for one cookie.
  *
+ * With CODECTL_SELFTEST_REMOTE the hrtimer runs on another CPU and only
+ * sends NMIs to the caller's CPU: they interrupt its user code, as PMU
+ * overflows do, which the first mode (an NMI inside the timer's
+ * interrupt) never does.  Only the NMI consumer requests then, and its
+ * traces come with CODECTL_TRACE_MOVED when the task ran on before the
+ * task_work did.
+ *
  * Protocol of STOP (documented in the uapi): disarm (timer cancelled, NMI
  * handler unregistered: no request after this), deliver the caller's own
  * pending requests of this entry (if the caller is the target thread, the
@@ -18,6 +25,7 @@
  * then report and unregister the consumers.
  */
 #include <linux/atomic.h>
+#include <linux/cpu.h>
 #include <linux/hrtimer.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
@@ -26,6 +34,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -60,6 +69,9 @@ static struct {
 	bool running;			/* between START and STOP */
 	bool armed;			/* the timer and NMI may request */
 	struct task_struct *target;	/* the START caller, referenced */
+	bool remote;			/* CODECTL_SELFTEST_REMOTE */
+	int target_cpu;			/* remote: where the NMIs go */
+	int timer_cpu;			/* remote: where the timer runs */
 	ktime_t period;
 	struct hrtimer timer;
 	struct codectl_st_consumer c[2];
@@ -67,7 +79,9 @@ static struct {
 	atomic64_t cookie_mismatches;
 	atomic64_t trace_mismatches;
 	atomic64_t refused;
-	atomic64_t user_cookie;		/* last hrtimer request from user mode */
+	atomic64_t moved;		/* callbacks with CODECTL_TRACE_MOVED */
+	atomic64_t nmi_user;		/* NMI requests that hit user code */
+	atomic64_t user_cookie;		/* last request from user mode */
 	wait_queue_head_t wq;		/* callbacks wake STOP */
 	spinlock_t seen_lock;		/* ring and last trace; task context */
 	struct codectl_st_seen seen[CODECTL_ST_RING];
@@ -154,7 +168,10 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 		if (e->which == (BIT(CODECTL_ST_IRQ) | BIT(CODECTL_ST_NMI)))
 			atomic64_inc(&codectl_st.entries);
 	}
-	if (i == CODECTL_ST_IRQ && codectl_st.last_ips &&
+	if (t->flags & CODECTL_TRACE_MOVED)
+		atomic64_inc(&codectl_st.moved);
+	if (i == (codectl_st.remote ? CODECTL_ST_NMI : CODECTL_ST_IRQ) &&
+	    codectl_st.last_ips &&
 	    cookie == atomic64_read(&codectl_st.user_cookie)) {
 		codectl_st.last_nr = t->nr;
 		codectl_st.last_stop = t->stop;
@@ -186,6 +203,10 @@ static int codectl_st_nmi(unsigned int type, struct pt_regs *regs)
 		if (ret >= 0 && this_cpu_read(codectl_st_in_timer) &&
 		    cookie != this_cpu_read(codectl_st_timer_cookie))
 			atomic64_inc(&codectl_st.cookie_mismatches);
+		if (ret >= 0 && user_mode(regs)) {
+			atomic64_inc(&codectl_st.nmi_user);
+			atomic64_set(&codectl_st.user_cookie, cookie);
+		}
 	}
 	this_cpu_write(codectl_st_nmi_seen, 1);
 	return NMI_HANDLED;
@@ -200,8 +221,14 @@ static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
 
 	if (!READ_ONCE(codectl_st.armed))
 		return HRTIMER_NORESTART;
-	/* Ticks landing on other tasks are not requests. */
-	if (current == READ_ONCE(codectl_st.target)) {
+	if (codectl_st.remote) {
+		/* Whoever runs there: the handler asks only for the target. */
+		WRITE_ONCE(per_cpu(codectl_st_expected, codectl_st.target_cpu),
+			   1);
+		smp_wmb();
+		codectl_send_nmi(codectl_st.target_cpu);
+	} else if (current == READ_ONCE(codectl_st.target)) {
+		/* Ticks landing on other tasks are not requests. */
 		ret = codectl_unwind_deferred_request(&codectl_st.c[CODECTL_ST_IRQ].work,
 						      &cookie);
 		codectl_st_requested(CODECTL_ST_IRQ, ret, cookie);
@@ -213,7 +240,7 @@ static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
 			this_cpu_write(codectl_st_in_timer, 1);
 			this_cpu_write(codectl_st_expected, 1);
 			barrier();
-			codectl_send_self_nmi();
+			codectl_send_nmi(smp_processor_id());
 			/* The NMI comes at once; do not wait forever. */
 			for (i = 0; i < 100000; i++) {
 				if (this_cpu_read(codectl_st_nmi_seen))
@@ -226,6 +253,13 @@ static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
 	}
 	hrtimer_forward_now(timer, codectl_st.period);
 	return HRTIMER_RESTART;
+}
+
+/* Start the timer on the CPU this runs on (smp_call_function_single). */
+static void codectl_st_arm_timer(void *unused)
+{
+	hrtimer_start(&codectl_st.timer, codectl_st.period,
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* No request after this returns.  Under codectl_st.lock. */
@@ -267,7 +301,8 @@ static long codectl_st_start(void __user *uargs)
 		return -EOPNOTSUPP;
 	if (copy_from_user(&a, uargs, sizeof(a)))
 		return -EFAULT;
-	if (a.period_us < 10 || a.period_us > 1000000)
+	if (a.period_us < 10 || a.period_us > 1000000 ||
+	    a.flags & ~CODECTL_SELFTEST_REMOTE)
 		return -EINVAL;
 	ips = kvmalloc_array(CODECTL_UNWIND_MAX_FRAMES, sizeof(u64),
 			     GFP_KERNEL);
@@ -288,6 +323,8 @@ static long codectl_st_start(void __user *uargs)
 	atomic64_set(&codectl_st.cookie_mismatches, 0);
 	atomic64_set(&codectl_st.trace_mismatches, 0);
 	atomic64_set(&codectl_st.refused, 0);
+	atomic64_set(&codectl_st.moved, 0);
+	atomic64_set(&codectl_st.nmi_user, 0);
 	atomic64_set(&codectl_st.user_cookie, 0);
 	memset(codectl_st.seen, 0, sizeof(codectl_st.seen));
 	codectl_st.seen_next = 0;
@@ -309,17 +346,43 @@ static long codectl_st_start(void __user *uargs)
 	if (ret)
 		goto err_nmi;
 #endif
+	codectl_st.remote = a.flags & CODECTL_SELFTEST_REMOTE;
+	cpus_read_lock();
+	codectl_st.target_cpu = get_cpu();
+	put_cpu();
+	codectl_st.timer_cpu = codectl_st.target_cpu;
+	if (codectl_st.remote) {
+		codectl_st.timer_cpu = cpumask_any_but(cpu_online_mask,
+						       codectl_st.target_cpu);
+		if (codectl_st.timer_cpu >= nr_cpu_ids) {
+			cpus_read_unlock();
+			ret = -EOPNOTSUPP;
+			goto err_cpus;
+		}
+	}
 	codectl_st.target = get_task_struct(current);
 	codectl_st.period = ns_to_ktime((u64)a.period_us * NSEC_PER_USEC);
 	codectl_st.running = true;
 	WRITE_ONCE(codectl_st.armed, true);
 	codectl_hrtimer_setup(&codectl_st.timer, codectl_st_timer,
 			      CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	/* Pinned to the CPU we run on: pin the thread there first. */
-	hrtimer_start(&codectl_st.timer, codectl_st.period,
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	/*
+	 * Pinned to the CPU it is started on: the caller's (pin the thread
+	 * there first), or the other one for REMOTE.
+	 */
+	smp_call_function_single(codectl_st.timer_cpu, codectl_st_arm_timer,
+				 NULL, 1);
+	cpus_read_unlock();
 	mutex_unlock(&codectl_st.lock);
 	return 0;
+
+err_cpus:
+#if CODECTL_HAVE_SELF_NMI
+	unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
+#endif
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
+	goto err;
 
 #if CODECTL_HAVE_SELF_NMI
 err_nmi:
@@ -365,6 +428,8 @@ static long codectl_st_stop(void __user *uargs)
 	a.cookie_mismatches = atomic64_read(&codectl_st.cookie_mismatches);
 	a.trace_mismatches = atomic64_read(&codectl_st.trace_mismatches);
 	a.refused = atomic64_read(&codectl_st.refused);
+	a.moved = atomic64_read(&codectl_st.moved);
+	a.nmi_user = atomic64_read(&codectl_st.nmi_user);
 	a.nr = codectl_st.last_nr;
 	a.stop = codectl_st.last_stop;
 	spin_unlock(&codectl_st.seen_lock);

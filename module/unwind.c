@@ -792,7 +792,6 @@ int codectl_unwind_show(struct seq_file *m, void *v)
 		[CODECTL_STOP_ALIGN] = "align",
 		[CODECTL_STOP_TABLE] = "table",
 		[CODECTL_STOP_NO_USER] = "no_user",
-		[CODECTL_STOP_STALE] = "stale",
 		[CODECTL_STOP_NOMEM] = "nomem",
 	};
 	struct codectl_unwind_stats s;

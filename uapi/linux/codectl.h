@@ -466,8 +466,6 @@ struct codectl_sframe_check {
  *              or frame pointers were excluded and no table covered it,
  *              or the task runs 32-bit code (only its pc is given)
  *   NO_USER    no user context: kernel thread, exiting task, no mm
- *   STALE      deferred: the task had been back in user space since the
- *              request
  *   NOMEM      no memory for the trace buffer
  */
 #define CODECTL_STOP_OUTERMOST	1
@@ -478,9 +476,19 @@ struct codectl_sframe_check {
 #define CODECTL_STOP_ALIGN	6
 #define CODECTL_STOP_TABLE	7
 #define CODECTL_STOP_NO_USER	8
-#define CODECTL_STOP_STALE	9
-#define CODECTL_STOP_NOMEM	10
-#define CODECTL_STOP_NR		11	/* not a reason */
+#define CODECTL_STOP_NOMEM	9
+#define CODECTL_STOP_NR		10	/* not a reason */
+
+/*
+ * codectl_trace_record.flags (and the deferred API's trace flags).
+ *   MOVED  the task ran user code between the request and the unwind: a
+ *          request from an NMI or interrupt that hit user code is served
+ *          at the next kernel exit (the interrupt that runs the
+ *          task_work), so the stack is that moment's, a few instructions
+ *          later than the request's; frame 0 differs, and a call or
+ *          return in between can change frame 1 too
+ */
+#define CODECTL_TRACE_MOVED	0x1
 
 /* Largest trace the module produces. */
 #define CODECTL_UNWIND_MAX_FRAMES	4096
@@ -537,7 +545,7 @@ struct codectl_unwind_args {
  * @stop:	CODECTL_STOP_* reason the unwind stopped
  * @lost:	records this file dropped since the previous record read,
  *		because its queue was full
- * @__reserved:	0
+ * @flags:	CODECTL_TRACE_* bits
  *
  * CODECTL_IOC_UNWIND_REQUEST (no argument but the cookie it writes)
  * asks, from the calling thread, for its user stack as it will be when it
@@ -563,7 +571,7 @@ struct codectl_trace_record {
 	__u32 nr;
 	__u32 stop;
 	__u32 lost;
-	__u32 __reserved;
+	__u32 flags;
 	/* __u64 ips[nr]; __u8 methods[nr]; padding */
 };
 
@@ -608,9 +616,17 @@ struct codectl_unwind_stats {
  * @refused:	out: requests refused while the target thread ran (not in a
  *		user context any more: it was exiting); ticks landing on
  *		other tasks are not requests
- * @nr:		out (STOP): frames of the last trace delivered for an hrtimer
- *		request that interrupted user code (0: none)
+ * @nr:		out (STOP): frames of the last trace delivered for a request
+ *		that interrupted user code (hrtimer's; the NMI's with REMOTE)
+ *		(0: none)
  * @stop:	out (STOP): its CODECTL_STOP_* reason
+ * @flags:	in (START): CODECTL_SELFTEST_REMOTE: the hrtimer runs on
+ *		another CPU and only sends NMIs to the caller's CPU, so that
+ *		they interrupt the caller's user code (as PMU overflows do);
+ *		only the NMI consumer requests.  Needs two online CPUs
+ *		(EOPNOTSUPP).  Unknown flags: EINVAL
+ * @moved:	out: callbacks whose trace had CODECTL_TRACE_MOVED
+ * @nmi_user:	out: NMI requests made while user code ran
  *
  * A kernel self-test of the deferred-unwind API with two consumers, one
  * requesting from an hrtimer on the caller's CPU while the calling thread
@@ -645,7 +661,12 @@ struct codectl_selftest_args {
 	__u64 refused;
 	__u32 nr;
 	__u32 stop;
+	__u32 flags;
+	__u32 moved;
+	__u64 nmi_user;
 };
+
+#define CODECTL_SELFTEST_REMOTE		0x1
 
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)

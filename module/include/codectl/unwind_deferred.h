@@ -24,6 +24,9 @@
  * struct codectl_unwind_trace - a user stack trace
  * @nr:		frames in @ips
  * @stop:	CODECTL_STOP_* reason the unwind stopped (uapi/linux/codectl.h)
+ * @flags:	CODECTL_TRACE_* bits: MOVED when the task ran user code
+ *		between the request and the unwind (a request from an NMI or
+ *		interrupt that hit user code)
  * @ips:	the pcs, innermost first: frame 0 is the interrupted or
  *		calling pc, the others are return addresses
  * @methods:	CODECTL_FRAME_* per frame: how each was found
@@ -33,6 +36,7 @@
 struct codectl_unwind_trace {
 	unsigned int nr;
 	unsigned int stop;
+	unsigned int flags;
 	const u64 *ips;
 	const u8 *methods;
 };
