@@ -225,6 +225,7 @@ static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
 		/* Whoever runs there: the handler asks only for the target. */
 		WRITE_ONCE(per_cpu(codectl_st_expected, codectl_st.target_cpu),
 			   1);
+		/* The flag before the IPI: the handler must see it set. */
 		smp_wmb();
 		codectl_send_nmi(codectl_st.target_cpu);
 	} else if (current == READ_ONCE(codectl_st.target)) {
