@@ -21,7 +21,8 @@
 #   3c. the unwinding tests: unwind/VARIANT/unwind-test for the variants
 #      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
 #      binutils 2.40/2.44/2.47, and frame pointers), looked for under
-#      $CODECTL_UNWIND_DIR (default: unwind/ next to this script)
+#      $CODECTL_UNWIND_DIR (default: unwind/ next to this script); then
+#      v1-v3 again with sframe_flat_max=0 (SFrame decoded in user memory)
 #   4. no live object (registrations, mms, bytes, sets, works,
 #      unwind_tasks, unwind_works, trace_records) left once
 #      the test processes are gone; no fork failure, no unmap_nomem
@@ -271,6 +272,20 @@ for v in $unwind_variants; do
 		not_ok "unwind $v: unwind-test present" "$unwind_dir/$v/unwind-test not found"
 	fi
 done
+# Again with every SFrame section decoded in user memory at each unwind,
+# the path of sections larger than sframe_flat_max (no flat table).
+if [ -w "$params/sframe_flat_max" ]; then
+	flat_max=$(cat "$params/sframe_flat_max")
+	echo 0 >"$params/sframe_flat_max"
+	for v in v1 v2 v3; do
+		[ -x "$unwind_dir/$v/unwind-test" ] &&
+			run_prog "unwind $v, SFrame decoded in user memory" \
+				"$unwind_dir/$v/unwind-test"
+	done
+	echo "$flat_max" >"$params/sframe_flat_max"
+else
+	not_ok "sframe_flat_max writable" "$params/sframe_flat_max"
+fi
 echo "# time: unwinding tests done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
