@@ -7,14 +7,15 @@
  * memory with the ordinary faulting accessors.  Each step finds the
  * caller's frame from the callee's:
  *
- *  1. the registration covering the pc, from one snapshot of the address
- *     space's registrations taken for the whole walk;
- *  2. its SFrame section (the flat lookup table built at registration,
- *     else decoded in place in user memory by sframe.c, which re-checks
- *     every byte it reads), or its JIT tables;
- *  3. else the signal trampoline (a handler's sa_restorer, checked by its
+ *  1. the signal trampoline (a handler's sa_restorer, checked by its
  *     code), whose frame holds the interrupted registers;
- *  4. else frame pointers, with the function-entry cases of the innermost
+ *  2. else the registration covering the pc, from one snapshot of the
+ *     address space's registrations taken for the whole walk, and its
+ *     SFrame section (the flat lookup table built at registration, else
+ *     decoded in place in user memory by sframe.c, which re-checks every
+ *     byte it reads; a v3 signal FDE is a signal frame too), or its JIT
+ *     tables;
+ *  3. else frame pointers, with the function-entry cases of the innermost
  *     frame.
  *
  * Every step checks what it derives: the caller's stack pointer must lie
@@ -579,6 +580,15 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 	const struct codectl_reg *reg = NULL;
 	int ret = STEP_NO_RULE;
 
+	/*
+	 * A handler's sa_restorer with the sigreturn code is a signal frame
+	 * whatever tables say: v1 and v2 cannot mark one, and a trampoline
+	 * with ordinary CFI gets an ordinary FDE there.
+	 */
+	if (codectl_at_sigreturn(w, f)) {
+		*method = CODECTL_FRAME_SIGNAL;
+		return codectl_step_signal(f);
+	}
 	/* Callers are often in the same object: try its range first. */
 	if (w->last && pc >= w->last->text_start && pc < w->last->text_end)
 		reg = w->last;
@@ -592,10 +602,6 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 		ret = codectl_step_jit(reg, f, pc, method);
 	if (ret != STEP_NO_RULE)
 		return ret;
-	if (codectl_at_sigreturn(w, f)) {
-		*method = CODECTL_FRAME_SIGNAL;
-		return codectl_step_signal(f);
-	}
 	if (w->flags & CODECTL_UNWIND_NO_FP)
 		return CODECTL_STOP_TABLE;
 	if (f->exact && codectl_step_entry(w, f, method) == STEP_OK)

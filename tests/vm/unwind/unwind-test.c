@@ -840,6 +840,104 @@ NOIPA int t_signal(void)
 	return 0;
 }
 
+/*
+ * Signal trampolines of our own, given to the kernel as sa_restorer with
+ * a raw rt_sigaction: with ordinary CFI and .cfi_signal_frame, so every
+ * --gsframe build gives them an FDE (v3 with the signal bit, v1/v2 an
+ * ordinary sp+8 rule that would mis-step).
+ *  uw_restorer_std:   glibc's code (mov $15,%rax; syscall): the unwinder
+ *                     knows it as a trampoline in every variant.
+ *  uw_restorer_other: another encoding (mov $15,%eax): only v3's signal
+ *                     FDE says what it is.
+ * As in glibc, the CFI starts at a nop just before the trampoline: the
+ * handler "returns" to the trampoline's first byte, and unwinders look
+ * return addresses up at pc - 1.
+ */
+__asm__(
+	"	.text\n"
+	"	.cfi_startproc\n"
+	"	.cfi_signal_frame\n"
+	"	nop\n"
+	"	.globl uw_restorer_std\n"
+	"	.type uw_restorer_std, @function\n"
+	"uw_restorer_std:\n"
+	"	movq $15, %rax\n"
+	"	syscall\n"
+	"	.cfi_endproc\n"
+	"	.size uw_restorer_std, .-uw_restorer_std\n"
+	"	.cfi_startproc\n"
+	"	.cfi_signal_frame\n"
+	"	nop\n"
+	"	.globl uw_restorer_other\n"
+	"	.type uw_restorer_other, @function\n"
+	"uw_restorer_other:\n"
+	"	movl $15, %eax\n"
+	"	syscall\n"
+	"	.cfi_endproc\n"
+	"	.size uw_restorer_other, .-uw_restorer_other\n");
+
+void uw_restorer_std(void);
+void uw_restorer_other(void);
+
+/* The kernel's struct sigaction for rt_sigaction on x86-64. */
+struct uw_ksigaction {
+	void (*handler)(int, siginfo_t *, void *);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+static int install_raw(int sig, void (*restorer)(void))
+{
+	struct uw_ksigaction ka = {
+		.handler = sig_handler,
+		.flags = SA_SIGINFO | SA_RESTORER,
+		.restorer = restorer,
+	};
+
+	return EXPECT(!syscall(SYS_rt_sigaction, sig, &ka, NULL, 8),
+		      "rt_sigaction with our own restorer: %m");
+}
+
+NOIPA int t_signal_restorer(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+		int exact;	/* the whole stack is checked */
+	} rs[] = {
+		{ "uw_restorer_std", uw_restorer_std, 1 },
+		{ "uw_restorer_other", uw_restorer_other, UW_SFRAME == 3 },
+	};
+	struct expect e;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
+		if (!install_raw(SIGUSR1, rs[i].fn))
+			return 0;
+		sig_taken = 0;
+		r = sig_caller(SIGUSR1);
+		KEEP(r);
+		signal(SIGUSR1, SIG_DFL);
+		if (!EXPECT(sig_taken, "%s: the handler did not run", rs[i].name))
+			return 0;
+		if (!rs[i].exact) {
+			/* v1/v2 mis-step or fp's frame pointers skip: a clean end. */
+			EXPECT(g_t.rc == 0 && g_t.a.nr >= 3 && g_t.a.nr <= MAXF &&
+			       g_t.a.stop > 0 && g_t.a.stop < CODECTL_STOP_NR,
+			       "%s: rc %ld, %u frames, stop %u", rs[i].name,
+			       g_t.rc, g_t.a.nr, g_t.a.stop);
+			continue;
+		}
+		ex_signal(&e, (uintptr_t)rs[i].fn, (void *)sig_victim);
+		ex_func(&e, (void *)sig_caller, M_OWN);
+		ex_tail(&e);
+		check_trace(rs[i].name, &g_t, &e, CHK_FULL);
+	}
+	return 0;
+}
+
 static volatile int spinning, stop_spin;
 
 /* Does @fn begin with push %rbp (after an endbr64)? */
@@ -1812,6 +1910,7 @@ static const struct test tests[] = {
 	{ "drap", t_drap },
 	{ "signal", t_signal },
 	{ "signal_async", t_signal_async },
+	{ "signal_restorer", t_signal_restorer },
 	{ "jit", t_jit },
 	{ "jit_edges", t_jit_edges },
 	{ "syscall_in_fp_frame", t_syscall_in_fp_frame },
