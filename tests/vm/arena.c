@@ -63,6 +63,9 @@ const char *const kind_name[NR_KINDS] = {
 	[CODECTL_VERSION] = "VERSION",
 	[CODECTL_CHECK_SFRAME] = "CHECK_SFRAME",
 	[K_UNKNOWN] = "unknown command",
+	[K_UNWIND] = "UNWIND",
+	[K_UNWIND_REQUEST] = "UNWIND_REQUEST",
+	[K_UNWIND_STATS] = "UNWIND_STATS",
 };
 
 /* From the header: common errors, then each option's own. */
@@ -75,6 +78,9 @@ static const int ok_query[] = { COMMON, ENOENT, 0 };
 static const int ok_version[] = { COMMON, 0 };
 static const int ok_check[] = { COMMON, 0 };
 static const int ok_unknown[] = { ENOTTY, 0 };
+static const int ok_unwind[] = { EINVAL, EFAULT, EINTR, ENOMEM, 0 };
+static const int ok_request[] = { EFAULT, ENOMEM, EBUSY, ENOSPC, EINVAL, 0 };
+static const int ok_stats[] = { EFAULT, 0 };
 static const int *const allowed[NR_KINDS] = {
 	[CODECTL_UNREGISTER] = ok_unregister,
 	[CODECTL_REGISTER_ELF] = ok_elf,
@@ -83,6 +89,9 @@ static const int *const allowed[NR_KINDS] = {
 	[CODECTL_VERSION] = ok_version,
 	[CODECTL_CHECK_SFRAME] = ok_check,
 	[K_UNKNOWN] = ok_unknown,
+	[K_UNWIND] = ok_unwind,
+	[K_UNWIND_REQUEST] = ok_request,
+	[K_UNWIND_STATS] = ok_stats,
 };
 
 bool documented(int kind, int err)

@@ -40,8 +40,12 @@ static inline bool one_in(struct rng *r, unsigned int n)
 /* ---- the errnos each option may answer -------------------------------- */
 
 #define MAX_ERRNO 134				/* histogram buckets */
-#define NR_KINDS (CODECTL_NR_OPTIONS + 1)	/* + unknown commands */
+/* The options, unknown commands, then the unwinding ioctls. */
 #define K_UNKNOWN CODECTL_NR_OPTIONS
+#define K_UNWIND (K_UNKNOWN + 1)
+#define K_UNWIND_REQUEST (K_UNKNOWN + 2)
+#define K_UNWIND_STATS (K_UNKNOWN + 3)
+#define NR_KINDS (K_UNKNOWN + 4)
 
 extern const char *const kind_name[NR_KINDS];
 /* Does uapi/linux/codectl.h document @err (> 0) for this option? */

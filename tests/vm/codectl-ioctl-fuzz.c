@@ -436,6 +436,65 @@ struct call {
 	int mutated;
 };
 
+/*
+ * The unwinding ioctls: CODECTL_IOC_UNWIND with arrays anywhere, sizes and
+ * flags in and out of range; UNWIND_REQUEST and UNWIND_STATS writing to
+ * scratch, the read-only page or wild addresses.
+ */
+static void make_unwind_call(struct fuzz_thread *t, struct call *c, int kind)
+{
+	static const uint32_t frames[] = {
+		0, 1, 2, 3, 64, 512, CODECTL_UNWIND_MAX_FRAMES,
+		CODECTL_UNWIND_MAX_FRAMES + 1, 0xffffffff,
+	};
+	struct rng *r = &t->rng;
+	uint8_t *s = t->scratch, *ro = s + SCRATCH_RW * g_page;
+	struct codectl_unwind_args *a;
+
+	c->kind = kind;
+	c->cmd = kind == K_UNWIND ? CODECTL_IOC_UNWIND :
+		 kind == K_UNWIND_REQUEST ? CODECTL_IOC_UNWIND_REQUEST :
+		 CODECTL_IOC_UNWIND_STATS;
+	switch (below(r, 6)) {
+	case 0:
+		c->args_ptr = pick_wild(r);
+		c->must_fail = true;
+		return;
+	case 1:		/* read-only: the answer cannot be written back */
+		c->args_ptr = (uintptr_t)ro;
+		c->must_fail = true;
+		return;
+	default:
+		c->args_ptr = (uintptr_t)s + 8 * below(r, 64);
+		break;
+	}
+	if (kind != K_UNWIND)
+		return;
+	a = (void *)(uintptr_t)c->args_ptr;
+	memset(a, 0, sizeof(*a));
+	a->max_frames = frames[below(r, sizeof(frames) / sizeof(frames[0]))];
+	a->flags = one_in(r, 4) ? rnd(r) & 0xf : below(r, 8);
+	a->iterations = one_in(r, 8) ? below(r, 100) : below(r, 3);
+	a->__reserved = one_in(r, 16) ? 1 : 0;
+	/* The pcs: scratch after the struct, the read-only page, or wild. */
+	switch (below(r, 4)) {
+	case 0:
+		a->ips = pick_wild(r);
+		break;
+	case 1:
+		a->ips = (uintptr_t)ro;
+		break;
+	default:
+		a->ips = (uintptr_t)s + 1024 + 8 * below(r, 64);
+		break;
+	}
+	a->methods = one_in(r, 2) ? 0 : one_in(r, 2) ? pick_wild(r) :
+		     (uintptr_t)s + SCRATCH_RW * g_page - 4096;
+	if (!a->max_frames || a->max_frames > CODECTL_UNWIND_MAX_FRAMES ||
+	    a->flags & ~CODECTL_UNWIND_FLAGS_ALL || a->__reserved)
+		c->must_fail = true;
+}
+
 /* Draw one call; its info is written into the thread's scratch. */
 static void make_call(struct fuzz_thread *t, struct call *c)
 {
@@ -458,14 +517,17 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 	memset(c, 0, sizeof(*c));
 	memset(&u, 0, sizeof(u));
 	/* Weights: registering and removing most, unknown commands least. */
-	switch (below(r, 20)) {
+	switch (below(r, 23)) {
 	case 0 ... 5:	opt = CODECTL_REGISTER_ELF; break;
 	case 6 ... 9:	opt = CODECTL_REGISTER_JIT; break;
 	case 10 ... 12:	opt = CODECTL_UNREGISTER; break;
 	case 13 ... 14:	opt = CODECTL_QUERY; break;
 	case 15:	opt = CODECTL_VERSION; break;
 	case 16 ... 17:	opt = CODECTL_CHECK_SFRAME; break;
-	default:	opt = -1; break;
+	case 18 ... 19:	opt = -1; break;
+	default:
+		make_unwind_call(t, c, K_UNWIND + below(r, 3));
+		return;
 	}
 	if (opt < 0) {
 		/* Unknown: other options, wrong sizes and directions, magic. */
@@ -640,6 +702,21 @@ static void check_answer(struct fuzz_thread *t, const struct call *c)
 	char why[160];
 	uint64_t info = c->a.info;
 
+	if (c->kind == K_UNWIND) {
+		const struct codectl_unwind_args *a =
+			(const void *)(uintptr_t)c->args_ptr;
+
+		if (!a->nr || a->nr > a->max_frames || !a->stop ||
+		    a->stop >= CODECTL_STOP_NR) {
+			snprintf(why, sizeof(why), "UNWIND answered nr %u of %u, stop %u",
+				 a->nr, a->max_frames, a->stop);
+			t->wrong++;
+			describe(t, c, 0, why);
+		}
+		return;
+	}
+	if (c->kind > K_UNKNOWN)
+		return;
 	if (info < (uintptr_t)s || info + c->a.info_size > (uintptr_t)s + SCRATCH_RW * g_page)
 		return;
 	why[0] = 0;
@@ -779,6 +856,39 @@ static void print_histogram(struct fuzz_thread *th, int nthreads, double secs,
 	}
 }
 
+/*
+ * Read every trace record queued on @fd (non-blocking), checking each
+ * header.  Return: the number read, or -1 on a malformed record or an
+ * error other than EAGAIN.
+ */
+static long drain_records(int fd)
+{
+	static uint64_t buf[(sizeof(struct codectl_trace_record) +
+			     CODECTL_UNWIND_MAX_FRAMES * 9 + 7) / 8];
+	const struct codectl_trace_record *r = (const void *)buf;
+	int fl = fcntl(fd, F_GETFL);
+	long n = 0;
+	ssize_t got;
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		return -1;
+	while ((got = read(fd, buf, sizeof(buf))) > 0) {
+		if ((size_t)got < sizeof(*r) || got != r->size || got % 8 ||
+		    !r->cookie || r->nr > CODECTL_UNWIND_MAX_FRAMES ||
+		    !r->stop || r->stop >= CODECTL_STOP_NR) {
+			printf("#   a malformed record: %zd bytes, size %u, nr %u, stop %u\n",
+			       got, r->size, r->nr, r->stop);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	if (n >= 0 && (got == 0 || errno != EAGAIN))
+		n = -1;
+	fcntl(fd, F_SETFL, fl);
+	return n;
+}
+
 /* The fuzzing process: its TAP lines go into *res. */
 static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		     struct shared_result *res, bool stats_ok,
@@ -848,6 +958,12 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	tap(!wrong, "calls that must fail failed, successful answers make sense (%lu wrong)",
 	    wrong);
 
+	/* The deferred traces the UNWIND_REQUEST calls queued: read them. */
+	{
+		long n = drain_records(fuzz_fd);
+
+		tap(n >= 0, "the queued trace records read back well formed (%ld)", n);
+	}
 	/* Clean up: whatever is still registered is removed. */
 	removed = cc_unregister_all(fuzz_fd);
 	rc = cc_version(fuzz_fd, &v);
