@@ -744,6 +744,7 @@ NOIPA int t_drap(void)
 /* ---- signal frames ---------------------------------------------------- */
 
 static uint64_t sig_rip;		/* interrupted pc, from the ucontext */
+static uintptr_t sig_stack;		/* an address on the handler's stack */
 static volatile int sig_taken;
 
 NOIPA void sig_handler(int sig, siginfo_t *si, void *ucv)
@@ -752,6 +753,7 @@ NOIPA void sig_handler(int sig, siginfo_t *si, void *ucv)
 	long r;
 
 	sig_rip = uc->uc_mcontext.gregs[REG_RIP];
+	sig_stack = (uintptr_t)&r;
 	r = uw_take(MAXF, 0);
 	KEEP(r);
 	sig_taken = 1;
@@ -781,14 +783,18 @@ NOIPA int sig_caller(int sig)
 	return r;
 }
 
-/* sa_restorer glibc installed (__restore_rt), read back by sigaction. */
-static uint64_t install(int sig, void (*fn)(int, siginfo_t *, void *))
+/*
+ * sa_restorer glibc installed (__restore_rt), read back by sigaction.
+ * @flags: more SA_* flags (SA_ONSTACK).
+ */
+static uint64_t install_flags(int sig, void (*fn)(int, siginfo_t *, void *),
+			      int flags)
 {
 	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fn;
-	sa.sa_flags = SA_SIGINFO;
+	sa.sa_flags = SA_SIGINFO | flags;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) || sigaction(sig, NULL, &old)) {
 		fail("sigaction: %m");
@@ -799,6 +805,11 @@ static uint64_t install(int sig, void (*fn)(int, siginfo_t *, void *))
 		return 0;
 	}
 	return (uintptr_t)old.sa_restorer;
+}
+
+static uint64_t install(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	return install_flags(sig, fn, 0);
 }
 
 /* Handler, the trampoline, the interrupted frame (by SIGNAL). */
@@ -837,6 +848,51 @@ NOIPA int t_signal(void)
 	check_trace("handler -> __restore_rt -> signal frame -> interrupted function",
 		    &g_t, &e, CHK_FULL);
 	signal(SIGUSR1, SIG_DFL);
+	return 0;
+}
+
+/*
+ * The handler on an alternate signal stack (sigaltstack, SA_ONSTACK): the
+ * signal frame is on another stack than the interrupted code's, below or
+ * above it; the walk must cross back through the saved registers.
+ */
+NOIPA int t_signal_altstack(void)
+{
+	size_t sz = 64 * 1024;
+	stack_t ss = { .ss_size = sz }, old;
+	struct expect e;
+	uint64_t restorer;
+	uintptr_t lo, hi;
+	int r;
+
+	ss.ss_sp = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!EXPECT(ss.ss_sp != MAP_FAILED, "mmap: %m") ||
+	    !EXPECT(!sigaltstack(&ss, &old), "sigaltstack: %m"))
+		return 0;
+	restorer = install_flags(SIGUSR1, sig_handler, SA_ONSTACK);
+	if (restorer) {
+		sig_taken = 0;
+		r = sig_caller(SIGUSR1);
+		KEEP(r);
+		if (EXPECT(sig_taken, "the handler did not run")) {
+			lo = (uintptr_t)ss.ss_sp;
+			hi = lo + sz;
+			EXPECT(sig_stack >= lo && sig_stack < hi,
+			       "test: the handler did not run on the alternate stack");
+			ex_signal(&e, restorer, (void *)sig_victim);
+			ex_func(&e, (void *)sig_caller, M_OWN);
+			ex_tail(&e);
+			check_trace("handler on a sigaltstack -> __restore_rt -> interrupted function",
+				    &g_t, &e, CHK_FULL);
+			EXPECT((uintptr_t)&r < lo || (uintptr_t)&r >= hi,
+			       "test: the main stack lies in the alternate one");
+		}
+	}
+	signal(SIGUSR1, SIG_DFL);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	munmap(ss.ss_sp, sz);
 	return 0;
 }
 
@@ -1911,6 +1967,7 @@ static const struct test tests[] = {
 	{ "signal", t_signal },
 	{ "signal_async", t_signal_async },
 	{ "signal_restorer", t_signal_restorer },
+	{ "signal_altstack", t_signal_altstack },
 	{ "jit", t_jit },
 	{ "jit_edges", t_jit_edges },
 	{ "syscall_in_fp_frame", t_syscall_in_fp_frame },
