@@ -17,6 +17,7 @@ struct inode;
 struct seq_file;
 struct poll_table_struct;
 struct sframe_flat;
+struct sframe_sec;
 
 #include <linux/codectl.h>
 
@@ -38,7 +39,10 @@ struct sframe_flat;
  * @sframe_flat: the SFrame section's flat lookup table, built at
  *		registration from a checked copy, or NULL (then the unwinder
  *		decodes the section in user memory)
- * @sframe_flat_size: bytes it holds
+ * @sframe_sec:	without a flat table: the section set up for decoding in
+ *		user memory, with its FDE index when one fitted, or NULL (then
+ *		each walk sets it up)
+ * @sframe_mem: bytes the flat table or the set-up section holds
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
@@ -62,7 +66,8 @@ struct codectl_reg {
 	u64 unwind_head;
 	u64 table_end;
 	struct sframe_flat *sframe_flat;
-	u32 sframe_flat_size;
+	struct sframe_sec *sframe_sec;
+	u32 sframe_mem;
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
@@ -136,7 +141,7 @@ struct codectl_reg *codectl_mm_next(struct codectl_mm *cmm, u64 addr);
 void codectl_mm_usage(struct codectl_mm *cmm, unsigned int *nr,
 		      size_t *bytes);
 void codectl_reg_put(struct codectl_reg *reg);
-void codectl_reg_drop_sframe_flat(struct codectl_reg *reg);
+void codectl_reg_drop_sframe_tables(struct codectl_reg *reg);
 void codectl_set_put(struct codectl_set *set);
 bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);

@@ -201,7 +201,7 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 	flat = kzalloc(sizeof(*flat), GFP_KERNEL_ACCOUNT);
 	if (!flat)
 		return -ENOMEM;
-	/* From here on codectl_reg_drop_sframe_flat() frees what there is. */
+	/* From here on codectl_reg_drop_sframe_tables() frees what there is. */
 	reg->sframe_flat = flat;
 	rules = kvmalloc_array(CODECTL_FLAT_MAX_RULES, sizeof(*rules),
 			       GFP_KERNEL);
@@ -232,7 +232,7 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 			goto out;
 		sframe_flat_index_build(flat, index, words, shift);
 	}
-	reg->sframe_flat_size = sizeof(*flat) +
+	reg->sframe_mem = sizeof(*flat) +
 		n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
 		flat->nr_rules * sizeof(*rules) + words * sizeof(*index);
 	ret = 0;
@@ -241,10 +241,51 @@ out:
 	if (flat->rules == rules)
 		flat->rules = NULL;
 	if (ret)
-		codectl_reg_drop_sframe_flat(reg);
+		codectl_reg_drop_sframe_tables(reg);
 	kvfree(rules);
 	kvfree(hash);
 	return ret;
+}
+
+/* FDE index words at most (16 MiB): one per function or so. */
+#define CODECTL_INDEX_MAX_WORDS	(4U << 20)
+
+/*
+ * Set up a section without a flat table for decoding in user memory: its
+ * header, once, and an FDE index if one fits, so that a lookup reads one
+ * bucket of FDEs instead of binary-searching them all.  Without memory
+ * the unwinder sets it up at each walk.
+ */
+static void codectl_sframe_in_place(struct codectl_reg *reg)
+{
+	struct sframe_sec *sec;
+	u32 words, *index;
+	u8 shift;
+
+	sec = kmalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
+	if (!sec)
+		return;
+	if (sframe_init(sec, reg->sframe_start,
+			reg->sframe_end - reg->sframe_start, NULL,
+			codectl_sframe_read, sec)) {
+		kfree(sec);
+		return;
+	}
+	sec->text_start = reg->text_start;
+	sec->text_end = reg->text_end;
+	reg->sframe_sec = sec;
+	reg->sframe_mem = sizeof(*sec);
+	words = sframe_index_words(sec, &shift);
+	if (!words || words > CODECTL_INDEX_MAX_WORDS)
+		return;
+	index = kvmalloc_array(words, sizeof(*index), GFP_KERNEL_ACCOUNT);
+	if (!index)
+		return;
+	if (sframe_index_build(sec, index, words, shift)) {
+		kvfree(index);
+		return;
+	}
+	reg->sframe_mem += words * sizeof(*index);
 }
 
 /*
@@ -288,6 +329,8 @@ static int codectl_check_sframe(struct codectl_reg *reg)
 					     reg->sframe_end, reg->text_start,
 					     reg->text_end, full, NULL);
 	}
+	if (!err && !reg->sframe_flat)
+		codectl_sframe_in_place(reg);
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
 	if (err) {
@@ -407,9 +450,9 @@ static long codectl_register_elf(const struct codectl_args *args)
 	}
 
 	ret = codectl_add(reg);
-	if (ret == -ENOMEM && reg->sframe_flat) {
-		/* Over max_bytes with the table: decode in user memory. */
-		codectl_reg_drop_sframe_flat(reg);
+	if (ret == -ENOMEM && reg->sframe_mem) {
+		/* Over max_bytes with its tables: decode without them. */
+		codectl_reg_drop_sframe_tables(reg);
 		ret = codectl_add(reg);
 	}
 	if (!ret)

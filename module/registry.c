@@ -80,29 +80,36 @@ void codectl_reg_put(struct codectl_reg *reg)
 	atomic_long_dec(&codectl_stats.registrations);
 	kfree(reg->pathname);
 	kfree(reg->debug_link);
-	codectl_reg_drop_sframe_flat(reg);
+	codectl_reg_drop_sframe_tables(reg);
 	kfree(reg);
 }
 
 /**
- * codectl_reg_drop_sframe_flat() - free a registration's SFrame table
+ * codectl_reg_drop_sframe_tables() - free a registration's SFrame lookup
+ *	data (flat table, or set-up section and FDE index)
  * @reg:	a registration not yet inserted (or being freed)
  *
- * The unwinder then decodes the section in user memory.
+ * The unwinder then sets the section up at each walk and decodes it in
+ * user memory.
  */
-void codectl_reg_drop_sframe_flat(struct codectl_reg *reg)
+void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 {
 	struct sframe_flat *flat = reg->sframe_flat;
 
-	if (!flat)
-		return;
-	kvfree(flat->offs);
-	kvfree(flat->rule_of);
-	kvfree(flat->rules);
-	kvfree(flat->index);
-	kfree(flat);
+	if (flat) {
+		kvfree(flat->offs);
+		kvfree(flat->rule_of);
+		kvfree(flat->rules);
+		kvfree(flat->index);
+		kfree(flat);
+	}
+	if (reg->sframe_sec) {
+		kvfree(reg->sframe_sec->index);
+		kfree(reg->sframe_sec);
+	}
 	reg->sframe_flat = NULL;
-	reg->sframe_flat_size = 0;
+	reg->sframe_sec = NULL;
+	reg->sframe_mem = 0;
 }
 
 /* Kernel memory a registration holds, counted against max_bytes. */
@@ -114,7 +121,7 @@ static u32 codectl_reg_size(const struct codectl_reg *reg)
 		size += strlen(reg->pathname) + 1;
 	if (reg->debug_link)
 		size += strlen(reg->debug_link) + 1;
-	size += reg->sframe_flat_size;
+	size += reg->sframe_mem;
 	return size;
 }
 

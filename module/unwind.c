@@ -317,6 +317,9 @@ codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 	struct codectl_sec_cache *c;
 	unsigned int i;
 
+	/* Set up at registration, with its FDE index if it had room. */
+	if (reg->sframe_sec)
+		return reg->sframe_sec;
 	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
 		if (w->cache[i].reg == reg)
 			return w->cache[i].err ? NULL : &w->cache[i].sec;

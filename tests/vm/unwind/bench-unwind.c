@@ -15,7 +15,10 @@
  * cost of one frame.  The frames up to main must be the same by both
  * methods (else exit 1: the comparison would be meaningless).
  *
- *   bench-unwind [-r ROUNDS] [-m MS_PER_MEASUREMENT] [DEPTH...]
+ *   bench-unwind [-r ROUNDS] [-m MS_PER_MEASUREMENT] [-l LABEL] [DEPTH...]
+ *
+ * LABEL names the run in the output instead of the variant (e.g. a run
+ * with SFrame decoded in user memory, sframe_flat_max=0).
  *
  * Prints a table and "sframe/fp: X", the ratio of the per-frame costs at
  * the deepest stack.
@@ -53,6 +56,7 @@ struct result {
 };
 
 static int rounds = 7;
+static const char *label = UW_VARIANT;
 static double target_ms = 30;
 
 static uint64_t ips_sf[MAXF], ips_fp[MAXF];
@@ -228,7 +232,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	int r;
 
-	while ((opt = getopt(argc, argv, "r:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:m:l:")) != -1) {
 		switch (opt) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -238,8 +242,11 @@ int main(int argc, char **argv)
 		case 'm':
 			target_ms = atof(optarg);
 			break;
+		case 'l':
+			label = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-m MS] [DEPTH...]\n",
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-m MS] [-l LABEL] [DEPTH...]\n",
 				argv[0]);
 			return 2;
 		}
@@ -263,19 +270,19 @@ int main(int argc, char **argv)
 	}
 	uname(&u);
 	printf("# bench-unwind %s: SFrame %s + frame pointers, kernel %s, %d rounds of ~%.0f ms, median\n",
-	       UW_VARIANT, UW_VARIANT, u.release, rounds, target_ms);
+	       label, UW_VARIANT, u.release, rounds, target_ms);
 	printf("%-8s %6s %14s %10s %10s %10s %10s %8s\n", "variant", "depth",
 	       "frames sf/fp", "iters", "sf ns/uw", "fp ns/uw", "sf ns/fr",
 	       "fp ns/fr");
 	for (i = 0; i < nd; i++) {
 		res[i].depth = depths[i];
 		if (b_depth(&res[i]) || !res[i].ok) {
-			printf("%-8s %6d  failed\n", UW_VARIANT, depths[i]);
+			printf("%-8s %6d  failed\n", label, depths[i]);
 			bad = 1;
 			continue;
 		}
 		printf("%-8s %6d %8u/%-5u %10u %10.0f %10.0f %10.1f %10.1f   sframe/fp %.2f\n",
-		       UW_VARIANT, res[i].depth, res[i].nr_sf, res[i].nr_fp,
+		       label, res[i].depth, res[i].nr_sf, res[i].nr_fp,
 		       res[i].iterations, res[i].ns_sf, res[i].ns_fp,
 		       res[i].ns_sf / res[i].nr_sf, res[i].ns_fp / res[i].nr_fp,
 		       (res[i].ns_sf / res[i].nr_sf) / (res[i].ns_fp / res[i].nr_fp));
@@ -292,7 +299,7 @@ int main(int argc, char **argv)
 			       lo->depth, hi->depth, dsf, dfp, dfp > 0 ? dsf / dfp : 0);
 		}
 		printf("sframe/fp: %.2f (%s, per-frame cost at depth %d)\n",
-		       fp > 0 ? sf / fp : 0, UW_VARIANT, hi->depth);
+		       fp > 0 ? sf / fp : 0, label, hi->depth);
 	}
 	return bad;
 }

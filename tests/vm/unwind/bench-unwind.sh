@@ -4,7 +4,9 @@
 # make bench-unwind: boot each stock kernel under QEMU (scripts/vm-run.sh),
 # load codectl.ko and run bench-unwind of every SFrame version (v1, v2, v3:
 # binaries built -fno-omit-frame-pointer AND --gsframe, so that the SFrame
-# walk and the FP walk give the same frames).  A benchmark: it prints
+# walk and the FP walk give the same frames), then v3 again with
+# sframe_flat_max=0 ("v3-user": SFrame decoded in user memory at each
+# unwind, the path of sections too large for a flat table).  A benchmark: it prints
 # figures measured side by side in one run and asserts nothing about time
 # (it fails only if the build, the boot, or the frame comparison fails).
 #
@@ -29,12 +31,12 @@ for s in "${series[@]}"; do
 	echo "=== bench-unwind on $s"
 	if ! "$top/scripts/vm-run.sh" -k "$s" -t 1200 -a "$ko:/codectl.ko" \
 		-a "$here/build:/tests/unwind" -- \
-		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done; rmmod codectl; exit \$r" \
+		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done && echo 0 >/sys/module/codectl/parameters/sframe_flat_max && { /tests/unwind/v3/bench-unwind -l v3-user $args || r=1; }; rmmod codectl; exit \$r" \
 		>"$log" 2>&1; then
 		echo "bench-unwind: $s failed, see $log" >&2
 		rc=1
 	fi
 	# The program's lines only (not the kernel's, not vm-run's).
-	grep -aE '^(# bench-unwind|variant|v[0-9] |# marginal|sframe/fp:|# depth)' "$log" || true
+	grep -aE '^(# bench-unwind|variant|v[0-9](-user)? |# marginal|sframe/fp:|# depth)' "$log" || true
 done
 exit $rc
