@@ -649,56 +649,76 @@ static int need_root(void)
 	return T_PASS;
 }
 
+static uint64_t st_ips[CODECTL_UNWIND_MAX_FRAMES];
+
+/*
+ * The self-test over a known call chain: register this program, pin to
+ * this CPU, START with @flags at 100 us, 1 s of dchain_top(), STOP into
+ * *@a and st_ips.  Return: 0; START's -errno; 1 when the setup or STOP
+ * failed (reported).
+ */
+static int st_run_chain(unsigned int flags, struct codectl_selftest_args *a)
+{
+	struct self_image si;
+	double end;
+	int rc;
+
+	if (!EXPECT(register_self(&si), "registering this program"))
+		return 1;
+	rc = pin_here() ? st_start_flags(g_fd, 100, flags) : 1;
+	if (!rc) {
+		end = now_s() + 1.0;
+		while (now_s() < end)
+			dchain_top(20000);
+		rc = st_stop(g_fd, a, st_ips, CODECTL_UNWIND_MAX_FRAMES);
+		if (!EXPECT_RC(rc, 0, "SELFTEST_STOP"))
+			rc = 1;
+	}
+	unregister_self(&si);
+	return rc;
+}
+
+/* The last trace, if it was taken in the leaf, goes on to mid and top. */
+static void st_last_trace(const char *what,
+			  const struct codectl_selftest_args *a)
+{
+	const uint64_t *ips = st_ips;
+
+	if (a->nr >= 1 && in_sec(ips[0], __start_dchain_leaf_text, __stop_dchain_leaf_text)) {
+		printf("# last trace: %#llx %#llx %#llx (leaf, mid, top)\n",
+		       ULL(ips[0]), ULL(a->nr > 1 ? ips[1] : 0),
+		       ULL(a->nr > 2 ? ips[2] : 0));
+		EXPECT(a->nr >= 3 &&
+		       in_sec(ips[1], __start_dchain_mid_text, __stop_dchain_mid_text) &&
+		       in_sec(ips[2], __start_dchain_top_text, __stop_dchain_top_text),
+		       "%s: last trace in dchain_leaf: nr %u, frames 1, 2 not in mid, top",
+		       what, a->nr);
+	} else {
+		printf("# last trace: nr %u stop %u frame 0 %#llx (not in the leaf)\n",
+		       a->nr, a->stop, ULL(a->nr ? ips[0] : 0));
+	}
+}
+
 TEST(deferred_selftest)
 {
 	struct codectl_selftest_args a;
-	struct self_image si;
-	uint64_t *ips = NULL;
-	bool reg = false;
-	double end;
 	int rc;
 
 	if (need_root() == T_SKIP)
 		return T_SKIP;
-	ips = calloc(CODECTL_UNWIND_MAX_FRAMES, sizeof(*ips));
-	REQUIRE(ips, "calloc");
-	reg = register_self(&si);
-	REQUIRE(reg && pin_here(), "setup");
-	rc = st_start(g_fd, 100);
-	if (rc == -EOPNOTSUPP) {
-		unregister_self(&si);
-		free(ips);
+	rc = st_run_chain(0, &a);
+	if (rc == -EOPNOTSUPP)
 		SKIP("no self-NMI on this machine");
-	}
-	REQUIRE_RC(rc, 0, "SELFTEST_START, 100 us");
-	end = now_s() + 1.0;
-	while (now_s() < end)
-		dchain_top(20000);
-	rc = st_stop(g_fd, &a, ips, CODECTL_UNWIND_MAX_FRAMES);
-	REQUIRE_RC(rc, 0, "SELFTEST_STOP");
+	REQUIRE(!rc, "the self-test, 1 s at 100 us: %s",
+		rc < 0 ? ename(rc) : "setup or STOP failed");
 	st_check("1 s at 100 us", &a);
 	EXPECT(a.irq_requests > 0, "no hrtimer request");
 	EXPECT(a.nmi_requests > 0, "no NMI request");
 	EXPECT(a.entries > 0, "no entry with both callbacks");
-	if (a.nr >= 1 && in_sec(ips[0], __start_dchain_leaf_text, __stop_dchain_leaf_text)) {
-		printf("# last trace: %#llx %#llx %#llx (leaf, mid, top)\n",
-		       ULL(ips[0]), ULL(a.nr > 1 ? ips[1] : 0),
-		       ULL(a.nr > 2 ? ips[2] : 0));
-		EXPECT(a.nr >= 3 &&
-		       in_sec(ips[1], __start_dchain_mid_text, __stop_dchain_mid_text) &&
-		       in_sec(ips[2], __start_dchain_top_text, __stop_dchain_top_text),
-		       "last trace in dchain_leaf: nr %u, frames 1, 2 not in mid, top",
-		       a.nr);
-	} else {
-		printf("# last trace: nr %u stop %u frame 0 %#llx (not in the leaf)\n",
-		       a.nr, a.stop, ULL(a.nr ? ips[0] : 0));
-	}
+	st_last_trace("1 s at 100 us", &a);
 	/* STOP again: nothing runs. */
 	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EINVAL, "a second STOP");
 out:
-	if (reg)
-		unregister_self(&si);
-	free(ips);
 	return T_PASS;
 }
 
@@ -712,53 +732,24 @@ out:
 TEST(deferred_selftest_remote)
 {
 	struct codectl_selftest_args a;
-	struct self_image si;
-	uint64_t *ips = NULL;
-	bool reg = false;
-	double end;
 	int rc;
 
 	if (need_root() == T_SKIP)
 		return T_SKIP;
-	ips = calloc(CODECTL_UNWIND_MAX_FRAMES, sizeof(*ips));
-	REQUIRE(ips, "calloc");
-	reg = register_self(&si);
-	REQUIRE(reg && pin_here(), "setup");
-	rc = st_start_flags(g_fd, 100, CODECTL_SELFTEST_REMOTE);
-	if (rc == -EOPNOTSUPP) {
-		unregister_self(&si);
-		free(ips);
+	rc = st_run_chain(CODECTL_SELFTEST_REMOTE, &a);
+	if (rc == -EOPNOTSUPP)
 		SKIP("no NMI or no second CPU on this machine");
-	}
-	REQUIRE_RC(rc, 0, "SELFTEST_START, REMOTE, 100 us");
-	end = now_s() + 1.0;
-	while (now_s() < end)
-		dchain_top(20000);
-	rc = st_stop(g_fd, &a, ips, CODECTL_UNWIND_MAX_FRAMES);
-	REQUIRE_RC(rc, 0, "SELFTEST_STOP");
+	REQUIRE(!rc, "the self-test, REMOTE, 1 s at 100 us: %s",
+		rc < 0 ? ename(rc) : "setup or STOP failed");
 	st_check("REMOTE, 1 s at 100 us", &a);
 	EXPECT(!a.irq_requests, "REMOTE: %llu hrtimer requests", ULL(a.irq_requests));
 	EXPECT(a.nmi_requests > 0 && a.nmi_user > 0,
 	       "REMOTE: %llu NMI requests, %llu from user code",
 	       ULL(a.nmi_requests), ULL(a.nmi_user));
 	EXPECT(a.nr >= 1, "REMOTE: no trace of an NMI that hit user code");
-	if (a.nr >= 2 && in_sec(ips[0], __start_dchain_leaf_text, __stop_dchain_leaf_text)) {
-		printf("# last trace: %#llx %#llx %#llx (leaf, mid, top)\n",
-		       ULL(ips[0]), ULL(ips[1]), ULL(a.nr > 2 ? ips[2] : 0));
-		EXPECT(a.nr >= 3 &&
-		       in_sec(ips[1], __start_dchain_mid_text, __stop_dchain_mid_text) &&
-		       in_sec(ips[2], __start_dchain_top_text, __stop_dchain_top_text),
-		       "REMOTE: last trace in dchain_leaf: nr %u, frames 1, 2 not in mid, top",
-		       a.nr);
-	} else {
-		printf("# last trace: nr %u stop %u frame 0 %#llx (not in the leaf)\n",
-		       a.nr, a.stop, ULL(a.nr ? ips[0] : 0));
-	}
+	st_last_trace("REMOTE", &a);
 	EXPECT_RC(st_start_flags(g_fd, 100, 2), EINVAL, "START with an unknown flag");
 out:
-	if (reg)
-		unregister_self(&si);
-	free(ips);
 	return T_PASS;
 }
 
