@@ -7,6 +7,8 @@
 # objects.  Prints the path of the built module.
 #
 #   scripts/build-module.sh SERIES [extra kbuild arguments, e.g. C=2]
+#   scripts/build-module.sh --consumer SERIES [...]   also build the test
+#       module tests/vm/consumer against codectl's symbols; print its path
 #   scripts/build-module.sh --toolchain SERIES
 #                   print where SERIES is built: "host", or "sid-root"
 #                   (the root of scripts/sid-root.sh); exit 1 saying what
@@ -49,7 +51,12 @@ if [ "${1:-}" = --toolchain ]; then
 	exit 0
 fi
 
-series=${1:?usage: build-module.sh SERIES [kbuild args]}
+consumer=
+if [ "${1:-}" = --consumer ]; then
+	consumer=1
+	shift
+fi
+series=${1:?usage: build-module.sh [--consumer] SERIES [kbuild args]}
 shift
 cache=${CODECTL_CACHE:-$top/.cache}
 toolchain "$series" || exit 1
@@ -63,12 +70,29 @@ cp -a "$top/Kbuild" "$out/"
 cp -a "$top/module" "$top/uapi" "$out/"
 find "$out/module" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 
-if [ "$where" = host ]; then
-	make -s -C "$kdir" M="$out" "$@" modules >&2
-else
-	# The kernel's tree read-only and the build directory, each at its
-	# own path inside the root, so every absolute path stays valid.
-	"$top/scripts/sid-root.sh" run -r "$(readlink -f "$cache/kernels/$series")" \
-		-b "$out" -- make -s -C "$kdir" M="$out" "$@" modules >&2
+# kbuild M=DIR [args]: with the kernel's own compiler.
+kbuild() {
+	local dir=$1
+	shift
+	if [ "$where" = host ]; then
+		make -s -C "$kdir" M="$dir" "$@" modules >&2
+	else
+		# The kernel's tree read-only and the build directory, each at
+		# its own path inside the root, so every absolute path stays valid.
+		"$top/scripts/sid-root.sh" run -r "$(readlink -f "$cache/kernels/$series")" \
+			-b "$out" -- make -s -C "$kdir" M="$dir" "$@" modules >&2
+	fi
+}
+
+kbuild "$out" "$@"
+if [ -z "$consumer" ]; then
+	echo "$out/module/codectl.ko"
+	exit 0
 fi
-echo "$out/module/codectl.ko"
+# --consumer: the test module of tests/vm/consumer, a user of codectl's
+# exported API, built against codectl's Module.symvers; its path is printed.
+rm -rf "$out/consumer"
+cp -a "$top/tests/vm/consumer" "$out/consumer"
+find "$out/consumer" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
+kbuild "$out/consumer" KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" "$@"
+echo "$out/consumer/codectl-consumer.ko"

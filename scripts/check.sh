@@ -103,19 +103,21 @@ build_stage() {
 
 # The guest suite for one kernel.
 vm_stage() {
-	local series=$1 ko prog a=()
-	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	local series=$1 ko consumer prog a=()
+	# codectl.ko, and the test module using its exported API.
+	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
+	ko=$(dirname "$consumer")/../module/codectl.ko
 	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm; do
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
 	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
 	"$top/scripts/vm-run.sh" -k "$series" -t 1200 \
 		-l "$logs/vm-$series.console" \
-		-a "$ko:/codectl.ko" "${a[@]}" \
+		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
-		-- sh /tests/guest-suite.sh /codectl.ko
+		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
 }
 
 # The kernel's verdict (CHECK_SFRAME) on every real fixture.

@@ -294,7 +294,7 @@ TEST(unregister_after_drop_enoent);
 TEST(deferred_request); TEST(deferred_cookies); TEST(deferred_read);
 TEST(deferred_blocking_read); TEST(deferred_overflow); TEST(deferred_threads);
 TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_remote);
-TEST(deferred_selftest_errors);
+TEST(deferred_selftest_errors); TEST(deferred_consumer_module);
 TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 
 #endif /* CODECTL_TEST_H */

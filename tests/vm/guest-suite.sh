@@ -4,10 +4,13 @@
 # The codectl guest suite, run inside a QEMU guest (scripts/vm-run.sh) as
 # root.  POSIX sh (dash or busybox ash) with busybox utilities and kmod.
 #
-#   guest-suite.sh [MODULE.ko]
+#   guest-suite.sh [MODULE.ko [CONSUMER.ko]]
 #
 # MODULE.ko is insmod'ed; without it `modprobe codectl` is used; if the
-# module is already loaded it is used as it is.  codectl-abi-test,
+# module is already loaded it is used as it is.  CONSUMER.ko, the test
+# module of tests/vm/consumer (another module using codectl's exported
+# deferred-unwind API), is loaded for the ABI tests as root (step 1b: rmmod
+# codectl must be refused meanwhile) and unloaded after them.  codectl-abi-test,
 # codectl-ioctl-fuzz and codectl-storm are looked for next to this script
 # (or named by $CODECTL_ABI_TEST, $CODECTL_FUZZ, $CODECTL_STORM).  Steps:
 #   1. load the module; /dev/codectl must be a character device, mode 0666;
@@ -48,6 +51,7 @@
 # "N passed, N failed" (", N skipped" when any).  Exit status 1 on failure.
 
 ko=${1:-}
+consumer_ko=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
 fuzz=${CODECTL_FUZZ:-$here/codectl-ioctl-fuzz}
@@ -239,6 +243,17 @@ check "debugfs stats list mms, registrations, bytes, sets, works" "missing or in
 	  -a -n "$(stat_value sets)" -a -n "$(stat_value works)" ]
 echo "# $stats: $(tr '\n' ' ' <"$stats" 2>/dev/null)"
 
+# --- 1b. another module using codectl's exported API ---------------------------
+if [ -n "$consumer_ko" ]; then
+	if out=$(insmod "$consumer_ko" 2>&1); then
+		ok "the consumer module (exported deferred-unwind API) loads"
+		check "rmmod codectl refused while the consumer module uses it" \
+			"rmmod succeeded" sh -c '! rmmod codectl 2>/dev/null'
+	else
+		not_ok "the consumer module (exported deferred-unwind API) loads" "$out"
+	fi
+fi
+
 # --- 2, 3. the ABI tests -----------------------------------------------------
 if [ ! -x "$abi_test" ]; then
 	not_ok "codectl-abi-test present" "$abi_test not found"
@@ -246,6 +261,10 @@ else
 	run_suite root
 	# shellcheck disable=SC2086 # word splitting wanted
 	run_suite "uid 65534" -u 65534 $UNPRIV_TESTS
+fi
+if [ -n "$consumer_ko" ] && grep -q '^codectl_consumer ' /proc/modules; then
+	check "the consumer module unloads (cancel: no callback after)" \
+		"rmmod codectl_consumer failed" rmmod codectl_consumer
 fi
 echo "# time: ABI tests done after $(($(now) - t_start)) s"
 

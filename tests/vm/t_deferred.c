@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "codectl-test.h"
+#include "consumer/consumer.h"
 
 #define ULL(x) ((unsigned long long)(x))
 #define REC_HDR		sizeof(struct codectl_trace_record)
@@ -57,13 +58,14 @@ static pid_t gettid_(void)
 }
 
 /*
- * CODECTL_IOC_UNWIND_REQUEST with the syscall instruction in this very
- * function: the deferred trace's frame 0 is *@pc (the instruction after
- * the syscall), frame 1 is *@ra (our return address in the caller).
+ * An ioctl with the syscall instruction in this very function: a deferred
+ * trace requested by it has frame 0 *@pc (the instruction after the
+ * syscall) and frame 1 *@ra (our return address in the caller).
  * Return: 0 or -errno.
  */
-static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
-						 uint64_t *pc, uint64_t *ra)
+static __attribute__((noinline)) int raw_ioctl_at(int fd, unsigned long cmd,
+						  void *arg, uint64_t *pc,
+						  uint64_t *ra)
 {
 #if defined(__x86_64__)
 	uint64_t at;
@@ -73,16 +75,22 @@ static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
 		     "syscall\n"
 		     "1:"
 		     : "=a"(ret), "=&r"(at)
-		     : "0"((long)SYS_ioctl), "D"((long)fd),
-		       "S"((long)CODECTL_IOC_UNWIND_REQUEST), "d"(cookie)
+		     : "0"((long)SYS_ioctl), "D"((long)fd), "S"(cmd), "d"(arg)
 		     : "rcx", "r11", "memory");
 	*pc = at;
 	*ra = (uintptr_t)__builtin_return_address(0);
 	return ret;
 #else
 	*pc = *ra = 0;
-	return ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie) ? -errno : 0;
+	return ioctl(fd, cmd, arg) ? -errno : 0;
 #endif
+}
+
+/* CODECTL_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
+static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
+						 uint64_t *pc, uint64_t *ra)
+{
+	return raw_ioctl_at(fd, CODECTL_IOC_UNWIND_REQUEST, cookie, pc, ra);
 }
 
 static int request(int fd, uint64_t *cookie)
@@ -750,6 +758,63 @@ TEST(deferred_selftest_remote)
 	st_last_trace("REMOTE", &a);
 	EXPECT_RC(st_start_flags(g_fd, 100, 2), EINVAL, "START with an unknown flag");
 out:
+	return T_PASS;
+}
+
+/*
+ * Another module using the exported API (tests/vm/consumer, loaded by
+ * guest-suite.sh): its request gets a cookie, its callback the trace of
+ * this thread with that cookie, once; a second request in the same entry
+ * returns 1 with the same cookie and no second callback.
+ */
+TEST(deferred_consumer_module)
+{
+	struct codectl_consumer_last l0, l1;
+	struct codectl_consumer_req req;
+	uint64_t pc, ra;
+	int fd, rc;
+
+	fd = open("/dev/codectl_consumer", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		SKIP("the consumer module (tests/vm/consumer) is not loaded");
+	REQUIRE_RC(cc_ioctl(fd, CONSUMER_IOC_LAST, &l0), 0, "LAST");
+
+	memset(&req, 0, sizeof(req));
+	req.times = 1;
+	rc = raw_ioctl_at(fd, CONSUMER_IOC_REQUEST, &req, &pc, &ra);
+	REQUIRE_RC(rc, 0, "REQUEST once");
+	REQUIRE_RC(cc_ioctl(fd, CONSUMER_IOC_LAST, &l1), 0, "LAST");
+	EXPECT(req.ret[0] == 0 && req.cookie[0], "request: %d, cookie %#llx",
+	       req.ret[0], ULL(req.cookie[0]));
+	EXPECT(l1.callbacks == l0.callbacks + 1 && l1.cookie == req.cookie[0] &&
+	       l1.nr >= 2 && l1.stop && l1.stop < CODECTL_STOP_NR && !l1.flags,
+	       "callback: %llu -> %llu, cookie %#llx (want %#llx), nr %u, stop %u, flags %u",
+	       ULL(l0.callbacks), ULL(l1.callbacks), ULL(l1.cookie),
+	       ULL(req.cookie[0]), l1.nr, l1.stop, l1.flags);
+#if defined(__x86_64__)
+	EXPECT(l1.ips[0] == pc && l1.ips[1] == ra,
+	       "the consumer's trace: frames 0, 1 %#llx %#llx, want %#llx %#llx",
+	       ULL(l1.ips[0]), ULL(l1.ips[1]), ULL(pc), ULL(ra));
+#endif
+
+	memset(&req, 0, sizeof(req));
+	req.times = 2;
+	rc = cc_ioctl(fd, CONSUMER_IOC_REQUEST, &req);
+	REQUIRE_RC(rc, 0, "REQUEST twice in one entry");
+	REQUIRE_RC(cc_ioctl(fd, CONSUMER_IOC_LAST, &l0), 0, "LAST");
+	EXPECT(req.ret[0] == 0 && req.ret[1] == 1 &&
+	       req.cookie[0] && req.cookie[1] == req.cookie[0] &&
+	       req.cookie[0] != l1.cookie,
+	       "two requests: %d %d, cookies %#llx %#llx (the previous %#llx)",
+	       req.ret[0], req.ret[1], ULL(req.cookie[0]), ULL(req.cookie[1]),
+	       ULL(l1.cookie));
+	EXPECT(l0.callbacks == l1.callbacks + 1 && l0.cookie == req.cookie[0],
+	       "two requests, one entry: %llu callbacks (want 1), cookie %#llx",
+	       ULL(l0.callbacks - l1.callbacks), ULL(l0.cookie));
+	EXPECT_RC(cc_ioctl(fd, CONSUMER_IOC_REQUEST, &(struct codectl_consumer_req){ .times = 3 }),
+		  EINVAL, "REQUEST 3 times");
+out:
+	close(fd);
 	return T_PASS;
 }
 
