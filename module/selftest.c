@@ -380,15 +380,9 @@ static long codectl_st_start(void __user *uargs)
 err_cpus:
 #if CODECTL_HAVE_SELF_NMI
 	unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
-#endif
-	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
-	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
-	goto err;
-
-#if CODECTL_HAVE_SELF_NMI
 err_nmi:
-	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
 #endif
+	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
 err_irq:
 	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_IRQ].work);
 err:
