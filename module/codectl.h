@@ -96,14 +96,16 @@ struct codectl_set {
  * @mn:		our mmu_notifier_get() subscription on the mm; its
  *		->release empties the registry when the mm goes away and its
  *		->invalidate_range_start drops unmapped registrations
- * @hnode:	in the global table, keyed by the mm pointer; hashed while
- *		the table owns the subscription reference
+ * @hnode:	in the global table (RCU), keyed by the mm pointer; hashed
+ *		while the table owns the subscription reference
+ * @rcu:	frees it after lock-free lookups are done with it
  * @lock:	serialises writers of @set
  * @set:	the current registrations (RCU), NULL when there are none
  */
 struct codectl_mm {
 	struct mmu_notifier mn;
 	struct hlist_node hnode;
+	struct rcu_head rcu;
 	struct mutex lock;		/* serialises writers of set */
 	struct codectl_set __rcu *set;
 };

@@ -307,7 +307,7 @@ static bool codectl_mm_unhash(struct codectl_mm *cmm)
 	spin_lock(&codectl_mm_table_lock);
 	owner = hash_hashed(&cmm->hnode);
 	if (owner)
-		hash_del(&cmm->hnode);
+		hash_del_rcu(&cmm->hnode);
 	spin_unlock(&codectl_mm_table_lock);
 	return owner;
 }
@@ -340,7 +340,8 @@ static void codectl_mn_free(struct mmu_notifier *mn)
 	struct codectl_mm *cmm = to_cmm(mn);
 
 	mutex_destroy(&cmm->lock);
-	kfree(cmm);
+	/* Lock-free lookups (codectl_mm_find()) may still be on its node. */
+	kfree_rcu(cmm, rcu);
 	atomic_long_dec(&codectl_stats.mms);
 }
 
@@ -414,7 +415,9 @@ static const struct mmu_notifier_ops codectl_mn_ops = {
  * codectl_mm_find() - the registry of an address space, if it has one
  * @mm:		the address space, which the caller keeps alive
  *
- * Callable in atomic context (the fork tracepoint).
+ * Lock-free (RCU), so callable in any context, NMI included: the table's
+ * writers hold a spinlock, entries leave it with hash_del_rcu() and are
+ * freed after an RCU grace period.
  *
  * Return: the registry, or NULL.  It stays valid while @mm has users.
  */
@@ -422,14 +425,15 @@ struct codectl_mm *codectl_mm_find(struct mm_struct *mm)
 {
 	struct codectl_mm *cmm, *found = NULL;
 
-	spin_lock(&codectl_mm_table_lock);
-	hash_for_each_possible(codectl_mm_table, cmm, hnode, (unsigned long)mm) {
-		if (cmm->mn.mm == mm) {
+	rcu_read_lock();
+	hash_for_each_possible_rcu(codectl_mm_table, cmm, hnode,
+				   (unsigned long)mm) {
+		if (READ_ONCE(cmm->mn.mm) == mm) {
 			found = cmm;
 			break;
 		}
 	}
-	spin_unlock(&codectl_mm_table_lock);
+	rcu_read_unlock();
 	return found;
 }
 
@@ -461,7 +465,7 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 	spin_lock(&codectl_mm_table_lock);
 	hashed = hash_hashed(&cmm->hnode);
 	if (!hashed)
-		hash_add(codectl_mm_table, &cmm->hnode, (unsigned long)mm);
+		hash_add_rcu(codectl_mm_table, &cmm->hnode, (unsigned long)mm);
 	spin_unlock(&codectl_mm_table_lock);
 	if (hashed)
 		mmu_notifier_put(mn);	/* another thread's get owns it */
@@ -727,7 +731,7 @@ void codectl_registry_exit(void)
 		hash_for_each(codectl_mm_table, bkt, cmm, hnode)
 			break;
 		if (cmm)
-			hash_del(&cmm->hnode);
+			hash_del_rcu(&cmm->hnode);
 		spin_unlock(&codectl_mm_table_lock);
 		if (!cmm)
 			break;
