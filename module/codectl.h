@@ -216,6 +216,12 @@ ssize_t codectl_harness_read(struct file *file, char __user *buf,
 __poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt);
 long codectl_harness_request(struct file *file, unsigned long arg);
 
+/* hooks.c: the tracer hooks */
+void codectl_hooks_init(void);
+void codectl_hooks_exit(void);
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs);
+int codectl_hooks_show(struct seq_file *m, void *v);
+
 /* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */
 long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg);
