@@ -426,7 +426,7 @@ echo "# time: unwind storms done after $(($(now) - t_start)) s"
 if [ -x "$abi_test" ] && loaded; then
 	before=$(problems | wc -l)
 	rm -f "$tmp/dhammer.out"
-	"$abi_test" --deferred-hammer 3 >"$tmp/dhammer.out" 2>&1 &
+	"$abi_test" --deferred-hammer 60 >"$tmp/dhammer.out" 2>&1 &
 	hammer=$!
 	if wait_for "$tmp/dhammer.out" '^# hammering'; then
 		echo "# $(grep '^# hammering' "$tmp/dhammer.out")"
@@ -437,6 +437,7 @@ if [ -x "$abi_test" ] && loaded; then
 		else
 			ok "rmmod refused while 8 threads request deferred unwinds"
 		fi
+		kill -USR1 $hammer	# now close the fd
 		if wait_for "$tmp/dhammer.out" '^# closed'; then
 			sleep 0.5
 			if out=$(rmmod codectl 2>&1); then
@@ -444,6 +445,7 @@ if [ -x "$abi_test" ] && loaded; then
 			else
 				not_ok "rmmod while the self-test requests on a process that closed its fd" "$out"
 			fi
+			kill -USR2 $hammer	# now finish
 		else
 			not_ok "the deferred hammer closes its fd" \
 				"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
@@ -452,6 +454,7 @@ if [ -x "$abi_test" ] && loaded; then
 		not_ok "the deferred hammer starts" \
 			"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
 	fi
+	kill -USR2 $hammer 2>/dev/null
 	wait $hammer
 	rc=$?
 	grep -q '^# done' "$tmp/dhammer.out" || rc="$rc, no '# done'"
