@@ -25,7 +25,9 @@
 #      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
 #      binutils 2.40/2.44/2.47, and frame pointers), looked for under
 #      $CODECTL_UNWIND_DIR (default: unwind/ next to this script); then
-#      v1-v3 again with sframe_flat_max=0 (SFrame decoded in user memory)
+#      v1-v3 again with sframe_flat_max=0 (SFrame decoded in user memory),
+#      and every variant again with CODECTL_UNWIND_NOFAULT (the tracer
+#      hooks' walk: no faults, registrations under RCU)
 #   4. no live object (registrations, mms, bytes, sets, works,
 #      unwind_tasks, unwind_works, trace_records) left once
 #      the test processes are gone; no fork failure, no unmap_nomem
@@ -305,6 +307,15 @@ if [ -w "$params/sframe_flat_max" ]; then
 else
 	not_ok "sframe_flat_max writable" "$params/sframe_flat_max"
 fi
+# Again walked as the tracer hooks walk from NMI and interrupts: without
+# faulting, the registrations under RCU (CODECTL_UNWIND_NOFAULT = 8).
+export UW_EXTRA_FLAGS=8
+for v in $unwind_variants; do
+	[ -x "$unwind_dir/$v/unwind-test" ] &&
+		run_prog "unwind $v, walked without faulting" \
+			"$unwind_dir/$v/unwind-test"
+done
+unset UW_EXTRA_FLAGS
 echo "# time: unwinding tests done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
