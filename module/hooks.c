@@ -82,6 +82,7 @@ enum codectl_hook_id {
  * @calls:	calls seen by the pre-handler
  * @redirected:	calls sent to @target
  * @declined:	calls left to the kernel
+ * @missed:	calls kprobes missed while earlier attachments were live
  * @walk:	what the redirected calls' walks found
  */
 struct codectl_hook {
@@ -93,6 +94,7 @@ struct codectl_hook {
 	atomic64_t calls;
 	atomic64_t redirected;
 	atomic64_t declined;
+	u64 missed;
 	struct codectl_walk_counters walk;
 };
 
@@ -291,6 +293,7 @@ static void codectl_hook_detach(struct codectl_hook *h)
 	if (!h->attached)
 		return;
 	unregister_kprobe(&h->kp);
+	h->missed += h->kp.nmissed;
 	h->attached = false;
 }
 
@@ -406,7 +409,7 @@ static void codectl_hook_stats_get(const struct codectl_hook *h,
 	s->calls = atomic64_read(&h->calls);
 	s->redirected = atomic64_read(&h->redirected);
 	s->declined = atomic64_read(&h->declined);
-	s->missed = h->attached ? h->kp.nmissed : 0;
+	s->missed = h->missed + (h->attached ? h->kp.nmissed : 0);
 	s->walks = atomic64_read(&h->walk.walks);
 	s->fallbacks = atomic64_read(&h->walk.fallbacks);
 	for (i = 0; i < ARRAY_SIZE(s->frames); i++)

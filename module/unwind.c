@@ -67,33 +67,54 @@ struct codectl_unwind_counters codectl_unwind_counters;
 /*
  * The walk's one way into user memory, in two modes.  Task context reads
  * with the ordinary accessors, which fault pages in.  The hooks' walks
- * (NMI, IRQ, interrupts off) use copy_from_user_nofault(), which never
- * sleeps: it checks nmi_uaccess_okay() (the CPU may be between two
- * address spaces) and disables page faults, so a page that is not
- * resident is an error, as in the kernel's own frame-pointer walk.
+ * (NMI, IRQ, interrupts off) never sleep: page faults are disabled, so a
+ * page that is not resident is an error, as in the kernel's own
+ * frame-pointer walk.  User memory may be read there only while the CPU
+ * runs on current's page tables (nmi_uaccess_okay(), which a module
+ * cannot call): copy_from_user_nofault() checks it.  Once one such read
+ * worked, it holds for the rest of the walk, since nothing can switch
+ * this CPU's mm under an NMI or with interrupts off, and the inline
+ * accessors do the rest, like perf's own walk.
  */
 static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
 			size_t len)
 {
 	void __user *src = u64_to_user_ptr(addr);
+	unsigned long left;
 
-	if (w->nofault)
+	if (!w->nofault)
+		return copy_from_user(dst, src, len) ? -EFAULT : 0;
+	if (!w->uaccess_ok)
 		return copy_from_user_nofault(dst, src, len) ? -EFAULT : 0;
-	return copy_from_user(dst, src, len) ? -EFAULT : 0;
+	if (!access_ok(src, len))
+		return -EFAULT;
+	pagefault_disable();
+	left = __copy_from_user_inatomic(dst, src, len);
+	pagefault_enable();
+	return left ? -EFAULT : 0;
 }
 
-/* One stack word: the walk's most frequent read, inline in task context. */
+/* One stack word: the walk's most frequent read, inline. */
 static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 					    u64 addr, u64 *val)
 {
 	u64 __user *src = (u64 __user *)u64_to_user_ptr(addr);
+	int err;
 
 	if (addr & 7)
 		return CODECTL_STOP_ALIGN;
-	if (w->nofault ? copy_from_user_nofault(val, src, sizeof(*val)) :
-			 get_user(*val, src))
-		return CODECTL_STOP_FAULT;
-	return STEP_OK;
+	if (!w->nofault) {
+		err = get_user(*val, src);
+	} else if (!w->uaccess_ok) {
+		err = copy_from_user_nofault(val, src, sizeof(*val));
+	} else if (!access_ok(src, sizeof(*val))) {
+		err = -EFAULT;
+	} else {
+		pagefault_disable();
+		err = __get_user(*val, src);
+		pagefault_enable();
+	}
+	return err ? CODECTL_STOP_FAULT : STEP_OK;
 }
 
 static bool codectl_user_addr(u64 addr)
@@ -647,7 +668,7 @@ static int codectl_step_fp(struct codectl_walk *w)
 /* ---- the walk -------------------------------------------------------- */
 
 /* From the current frame to its caller. */
-static int codectl_step(struct codectl_walk *w)
+static __always_inline int codectl_step(struct codectl_walk *w)
 {
 	u64 pc = w->f.exact ? w->f.ip : w->f.ip - 1;
 	const struct codectl_reg *reg = NULL;
@@ -702,6 +723,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 
 	w->stop = 0;
 	w->nofault = nofault;
+	w->uaccess_ok = false;
 	w->flags = flags;
 	w->set = NULL;
 	w->last = NULL;
@@ -725,10 +747,16 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->only_pc = !user_64bit_mode(r);
 	if (w->only_pc)
 		return;
-	if (nofault)
+	if (nofault) {
+		u64 top;
+
 		w->set = codectl_mm_set_rcu(current->mm);
-	else
+		/* One checked read: the inline accessors for the rest. */
+		w->uaccess_ok = !copy_from_user_nofault(&top,
+				u64_to_user_ptr(r->sp & ~7ULL), sizeof(top));
+	} else {
 		w->set = codectl_mm_snapshot(current->mm);
+	}
 }
 
 /**

@@ -72,6 +72,9 @@ struct codectl_sec_cache {
  * @nofault:	read user memory without faulting, and @set under the
  *		caller's rcu_read_lock() instead of with a reference: NMI,
  *		IRQ, interrupts or page faults off
+ * @uaccess_ok:	@nofault and a read checked by copy_from_user_nofault()
+ *		worked: user memory is current's, the inline accessors may
+ *		read it for the rest of the walk
  * @only_pc:	a 32-bit task: its pc and nothing more
  * @flags:	CODECTL_UNWIND_NO_* methods to leave out
  * @set:	the address space's registrations, or NULL
@@ -90,6 +93,7 @@ struct codectl_walk {
 	unsigned int method;
 	unsigned int stop;
 	bool nofault;
+	bool uaccess_ok;
 	bool only_pc;
 	unsigned int flags;
 	struct codectl_set *set;

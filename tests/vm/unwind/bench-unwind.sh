@@ -6,14 +6,19 @@
 # binaries built -fno-omit-frame-pointer AND --gsframe, so that the SFrame
 # walk and the FP walk give the same frames), then v3 again with
 # sframe_flat_max=0 ("v3-user": SFrame decoded in user memory at each
-# unwind, the path of sections too large for a flat table).  A benchmark: it prints
+# unwind, the path of sections too large for a flat table), and v3 with
+# CODECTL_UNWIND_NOFAULT ("v3-nofault": both walks as the tracer hooks
+# walk, reading without faulting).  A benchmark: it prints
 # figures measured side by side in one run and asserts nothing about time
 # (it fails only if the build, the boot, or the frame comparison fails).
 #
 #   SERIES="6.1 6.12" tests/vm/unwind/bench-unwind.sh [bench-unwind ARGS...]
 #
-# Under TCG the absolute figures are those of an emulated CPU; the ratio
-# sframe/fp is the figure to read.  Full output: .cache/logs/bench-unwind-SERIES.log.
+# The guest runs with QEMU's -icount shift=0 (unless CODECTL_VM_QEMU_ARGS
+# says otherwise): its clock counts executed instructions, one per "ns",
+# so the figures are instruction counts, the same from run to run whatever
+# else the host is doing (single-threaded TCG).  Full output:
+# .cache/logs/bench-unwind-SERIES.log.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,6 +26,8 @@ top=$(cd "$here/../../.." && pwd)
 logs=${CODECTL_CACHE:-$top/.cache}/logs
 mkdir -p "$logs"
 read -r -a series <<<"${SERIES:-6.1 6.12}"
+export CODECTL_VM_QEMU_ARGS=${CODECTL_VM_QEMU_ARGS-"-icount shift=0,align=off"}
+echo "# guest clock: ${CODECTL_VM_QEMU_ARGS:-real time} (with -icount shift=0, 1 ns = 1 instruction)"
 args=$*
 
 make -s -C "$here" >/dev/null
@@ -31,12 +38,12 @@ for s in "${series[@]}"; do
 	echo "=== bench-unwind on $s"
 	if ! "$top/scripts/vm-run.sh" -k "$s" -t 1200 -a "$ko:/codectl.ko" \
 		-a "$here/build:/tests/unwind" -- \
-		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done && echo 0 >/sys/module/codectl/parameters/sframe_flat_max && { /tests/unwind/v3/bench-unwind -l v3-user $args || r=1; }; rmmod codectl; exit \$r" \
+		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done && { UW_EXTRA_FLAGS=8 /tests/unwind/v3/bench-unwind -l v3-nofault $args || r=1; } && echo 0 >/sys/module/codectl/parameters/sframe_flat_max && { /tests/unwind/v3/bench-unwind -l v3-user $args || r=1; }; rmmod codectl; exit \$r" \
 		>"$log" 2>&1; then
 		echo "bench-unwind: $s failed, see $log" >&2
 		rc=1
 	fi
 	# The program's lines only (not the kernel's, not vm-run's).
-	grep -aE '^(# bench-unwind|variant|v[0-9](-user)? |# marginal|sframe/fp:|# depth)' "$log" || true
+	grep -aE '^(# bench-unwind|variant|v[0-9](-user|-nofault)? |# marginal|sframe/fp:|# depth)' "$log" || true
 done
 exit $rc
