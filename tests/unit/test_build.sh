@@ -24,6 +24,7 @@ codectl_register_jit
 codectl_register_object
 codectl_register_self
 codectl_set_fd
+codectl_sframe_synth
 codectl_stop_name
 codectl_unregister
 codectl_unregister_object
@@ -123,9 +124,11 @@ soname() {
 		grep -q 'Library soname: \[libcodectl.so.1\]' &&
 	[ "$(readlink $LIB/libcodectl.so.1)" = libcodectl.so.1.0.0 ] &&
 	[ "$(readlink $LIB/libcodectl.so)" = libcodectl.so.1.0.0 ] &&
-	[ "$(readelf -d $LIB/libcodectl.so.1.0.0 | grep -c NEEDED)" = 1 ]
+	[ "$(readelf -d $LIB/libcodectl.so.1.0.0 |
+	     sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')" = \
+	  "libc.so.6 libdw.so.1 libelf.so.1 " ]
 }
-check "SONAME libcodectl.so.1, symlinks, needs only libc" soname
+check "SONAME libcodectl.so.1, symlinks, needs only libc, libdw, libelf" soname
 
 static_syms() {
 	[ -f $LIB/libcodectl.a ] || { echo "no libcodectl.a"; return 1; }
