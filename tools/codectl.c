@@ -9,16 +9,26 @@
  *                            now holds for it
  *   codectl unwind           the unwinder's counters: unwinds, frames by
  *                            method, stops by reason (any user)
+ *   codectl synth [-o OUT] [-a ADDR] [-n N] FILE...
+ *                            SFrame synthesised from each FILE's .eh_frame
+ *                            (codectl_sframe_synth()): coverage, size and
+ *                            time (the median of N runs, default 1); -o
+ *                            writes the section (one FILE only), to be
+ *                            decoded at ADDR (default 0: function starts
+ *                            then decode to link-time addresses)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
  * registers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <codectl.h>
 
@@ -131,13 +141,123 @@ static int cmd_unwind(void)
 	return 0;
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_file(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f || fwrite(buf, 1, size, f) != size) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
+/* One FILE: synthesise N times, print the figures, maybe write it. */
+static int synth_one(const char *path, uint64_t addr, int runs,
+		     const char *out)
+{
+	struct codectl_synth_stats st;
+	double ms[64];
+	size_t size = 0;
+	void *sec = NULL;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(path);
+	for (i = 0; i < runs; i++) {
+		struct timespec a, b;
+
+		free(sec);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if (codectl_sframe_synth(fd, 0, addr, 0, &sec, &size, &st)) {
+			close(fd);
+			return fail(path);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ms[i] = (b.tv_sec - a.tv_sec) * 1e3 +
+			(b.tv_nsec - a.tv_nsec) / 1e6;
+	}
+	close(fd);
+	qsort(ms, runs, sizeof(ms[0]), cmp_double);
+	printf("%s: text %" PRIu64 " B, with rules %" PRIu64 " B (%.1f%%; "
+	       "%.1f%% of the %" PRIu64 " B the CFI covers)\n", path,
+	       st.text_bytes, st.covered_bytes,
+	       pct(st.covered_bytes, st.text_bytes),
+	       pct(st.covered_bytes, st.cfi_bytes), st.cfi_bytes);
+	printf("%s: FDEs %u, with rules %u (%.1f%%; %u at every pc)\n", path,
+	       st.cfi_fdes, st.fdes_full + st.fdes_partial,
+	       pct(st.fdes_full + st.fdes_partial, st.cfi_fdes), st.fdes_full);
+	printf("%s: CFI rows %u, left out %u (CFA %u, RA %u, rbp %u), "
+	       "outermost %u\n", path, st.rows, st.rows - st.rows_kept,
+	       st.rows_cfa, st.rows_ra, st.rows_fp, st.outermost_rows);
+	printf("%s: section %zu B: %u FDEs (%u FLEX), %u FREs; "
+	       "%.2f ms (median of %d)\n", path, size, st.sframe_fdes,
+	       st.flex_fdes, st.sframe_fres, ms[runs / 2], runs);
+	if (out && write_file(out, sec, size)) {
+		free(sec);
+		return fail(out);
+	}
+	free(sec);
+	return 0;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	const char *out = NULL;
+	uint64_t addr = 0;
+	int opt, runs = 1, ret = 0;
+
+	while ((opt = getopt(argc, argv, "o:a:n:")) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'a':
+			addr = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			runs = atoi(optarg);
+			if (runs < 1 || runs > 64)
+				runs = 0;
+			break;
+		default:
+			runs = 0;
+		}
+	}
+	if (!runs || optind >= argc || (out && argc - optind != 1)) {
+		fputs("usage: codectl synth [-o OUT] [-a ADDR] [-n 1-64] "
+		      "FILE...\n", stderr);
+		return 2;
+	}
+	for (; optind < argc; optind++)
+		ret |= synth_one(argv[optind], addr, runs, out);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage: codectl version | stats | self | unwind\n", f);
+	fputs("usage: codectl version | stats | self | unwind | "
+	      "synth [-o OUT] [-a ADDR] [-n N] FILE...\n", f);
 }
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "synth"))
+		return cmd_synth(argc - 1, argv + 1);
 	if (argc != 2) {
 		usage(stderr);
 		return 2;
