@@ -40,6 +40,7 @@ struct synth {
 	uint32_t nrows, rows_cap;
 	int open;		/* funcs[nfuncs - 1] takes more rows */
 	uint64_t bias;
+	uint64_t lo, hi;	/* link-time range of the FDEs taken */
 	struct codectl_synth_stats *st;
 };
 
@@ -486,6 +487,10 @@ static int synth_elf(Elf *elf, struct synth *s, uint64_t sec_addr,
 
 		if (limit == starts[i])
 			continue;	/* a duplicate entry */
+		if (starts[i] < s->lo || starts[i] >= s->hi)
+			continue;
+		if (limit > s->hi)
+			limit = s->hi;
 		if (walk_fde(s, cfi, starts[i], limit))
 			goto out;
 	}
@@ -496,10 +501,10 @@ out:
 	return ret;
 }
 
-CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,
-					uint64_t sec_addr, unsigned int flags,
-					void **sec, size_t *size,
-					struct codectl_synth_stats *stats)
+int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
+				uint64_t hi, uint64_t sec_addr,
+				unsigned int flags, void **sec, size_t *size,
+				struct codectl_synth_stats *stats)
 {
 	struct codectl_synth_stats local;
 	struct synth s = { 0 };
@@ -513,6 +518,8 @@ CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,
 	s.st = stats ? stats : &local;
 	memset(s.st, 0, sizeof(*s.st));
 	s.bias = bias;
+	s.lo = lo;
+	s.hi = hi;
 	pthread_once(&elf_once, elf_init);
 	if (!elf_ok) {
 		errno = ENOSYS;
@@ -531,4 +538,13 @@ CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,
 	free(s.rows);
 	errno = saved;
 	return ret;
+}
+
+CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,
+					uint64_t sec_addr, unsigned int flags,
+					void **sec, size_t *size,
+					struct codectl_synth_stats *stats)
+{
+	return codectl__sframe_synth_range(fd, bias, 0, UINT64_MAX, sec_addr,
+					   flags, sec, size, stats);
 }

@@ -275,6 +275,41 @@ int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
 			 unsigned int flags, void **sec, size_t *size,
 			 struct codectl_synth_stats *stats);
 
+/* codectl_register_all() flags */
+#define CODECTL_ALL_NO_SYNTH	(1u << 0)	/* never synthesise SFrame */
+
+/*
+ * codectl_register_all - register every loaded object, with unwind rules
+ * @flags:	0 or CODECTL_ALL_NO_SYNTH
+ *
+ * For each object dl_iterate_phdr() reports, every executable PT_LOAD
+ * segment is registered (codectl_elf_info_from_phdr()'s pathname, build
+ * id and debug link; EEXIST counts as registered):
+ *  - with the object's own SFrame (PT_GNU_SFRAME) for its first
+ *    executable segment;
+ *  - else, unless CODECTL_ALL_NO_SYNTH, with SFrame synthesised from its
+ *    .eh_frame (codectl_sframe_synth(), the segment's functions only),
+ *    read from the object's file (dlpi_name when absolute, the main
+ *    program through /proc/self/exe) when that file's program headers
+ *    are the loaded object's.  It is registered with
+ *    CODECTL_ELF_SFRAME_SYNTH (struct codectl_elf_info version 1): the
+ *    kernel copies the section, which is freed when the call returns.
+ *    A kernel without that ABI (E2BIG, EINVAL) or refusing the section
+ *    (ENOEXEC) gets the segment without SFrame;
+ *  - else without SFrame (frame pointers only): the vdso, objects with
+ *    no file or no .eh_frame_hdr.
+ *
+ * Synthesis reads each file and takes about 10-30 ms for a C library, with
+ * the dynamic loader's lock held (dl_iterate_phdr()): dlopen() in other
+ * threads waits.  Allocates memory; not async-signal-safe.  Objects
+ * loaded later are not covered.
+ *
+ * Returns the number of segments registered, or -1 with the errno of the
+ * first failure (the others stay registered): ENODEV without the module,
+ * EINVAL for unknown @flags.
+ */
+int codectl_register_all(unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@ codectl_elf_info_from_phdr
 codectl_frame_name
 codectl_get_fd
 codectl_query
+codectl_register_all
 codectl_register_elf
 codectl_register_jit
 codectl_register_object
