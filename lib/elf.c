@@ -357,7 +357,7 @@ CODECTL_EXPORT int codectl_elf_info_from_phdr(const struct dl_phdr_info *info,
 }
 
 /* Register @ei; without SFrame if the kernel rejects the SFrame header. */
-static int register_info(struct codectl_elf_info *ei)
+int codectl__register_info(struct codectl_elf_info *ei)
 {
 	int saved = errno;
 
@@ -385,7 +385,7 @@ CODECTL_EXPORT int codectl_register_object(const struct dl_phdr_info *info)
 	if (elf_info(info, &ei, &buf))
 		return -1;
 	errno = saved;
-	return register_info(&ei);
+	return codectl__register_info(&ei);
 }
 
 CODECTL_EXPORT int codectl_unregister_object(const struct dl_phdr_info *info)
@@ -399,39 +399,45 @@ CODECTL_EXPORT int codectl_unregister_object(const struct dl_phdr_info *info)
 	return codectl_unregister(ei.text_start, ei.text_end);
 }
 
-struct self_ctx {
-	int count;
-	int err;
-};
+void codectl__reg_count(struct codectl__reg_ctx *ctx, int ret)
+{
+	if (ret == 0 || errno == EEXIST)
+		ctx->count++;
+	else if (!ctx->err)
+		ctx->err = errno;
+}
+
+int codectl__reg_each(int (*fn)(struct dl_phdr_info *, size_t, void *),
+		      struct codectl__reg_ctx *ctx)
+{
+	int saved = errno;
+
+	if (codectl_get_fd() < 0)
+		return -1;
+	dl_iterate_phdr(fn, ctx);
+	if (ctx->err) {
+		errno = ctx->err;
+		return -1;
+	}
+	errno = saved;
+	return ctx->count;
+}
 
 static int register_one(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct self_ctx *ctx = data;
 	struct codectl_elf_info ei;
 	struct codectl_elf_buf buf;
 
 	(void)size;
 	if (elf_info(info, &ei, &buf))
 		return 0;	/* no executable segment: nothing to do */
-	if (register_info(&ei) == 0 || errno == EEXIST)
-		ctx->count++;
-	else if (!ctx->err)
-		ctx->err = errno;
+	codectl__reg_count(data, codectl__register_info(&ei));
 	return 0;
 }
 
 CODECTL_EXPORT int codectl_register_self(void)
 {
-	struct self_ctx ctx = { 0, 0 };
-	int saved = errno;
+	struct codectl__reg_ctx ctx = { 0, 0, 0 };
 
-	if (codectl_get_fd() < 0)
-		return -1;
-	dl_iterate_phdr(register_one, &ctx);
-	if (ctx.err) {
-		errno = ctx.err;
-		return -1;
-	}
-	errno = saved;
-	return ctx.count;
+	return codectl__reg_each(register_one, &ctx);
 }

@@ -32,12 +32,6 @@ union elf_info_v1 {
 	unsigned char bytes[CODECTL_ELF_INFO_SIZE_VER1];
 };
 
-struct all_ctx {
-	unsigned int flags;
-	int count;
-	int err;
-};
-
 /* Register @ei with the synthesised section @sec (the kernel copies it). */
 static int register_synth(const struct codectl_elf_info *ei, const void *sec,
 			  size_t size)
@@ -69,22 +63,9 @@ static int register_segment(struct codectl_elf_info *ei, const void *sec,
 			return 0;
 		if (errno != E2BIG && errno != EINVAL && errno != ENOEXEC)
 			return -1;
-		ei->sframe_start = 0;
-		ei->sframe_end = 0;
 		errno = saved;
 	}
-	if (!codectl_register_elf(ei))
-		return 0;
-	if (errno != ENOEXEC || !ei->sframe_start)
-		return -1;
-	ei->sframe_start = 0;
-	ei->sframe_end = 0;
-	if (!codectl_register_elf(ei)) {
-		errno = saved;
-		return 0;
-	}
-	errno = ENOEXEC;
-	return -1;
+	return codectl__register_info(ei);
 }
 
 /* The object's file, if it is the loaded object, else -1. */
@@ -107,18 +88,10 @@ static int open_object(const struct dl_phdr_info *info)
 	return fd;
 }
 
-static void count(struct all_ctx *ctx, int ret)
-{
-	if (ret == 0 || errno == EEXIST)
-		ctx->count++;
-	else if (!ctx->err)
-		ctx->err = errno;
-}
-
 static int register_all_one(struct dl_phdr_info *info, size_t size,
 			    void *data)
 {
-	struct all_ctx *ctx = data;
+	struct codectl__reg_ctx *ctx = data;
 	struct codectl_elf_info ei;
 	struct codectl_elf_buf buf;
 	int fd = -1, saved = errno;
@@ -152,7 +125,7 @@ static int register_all_one(struct dl_phdr_info *info, size_t size,
 						CODECTL_SYNTH_AT_BUFFER, &sec,
 						&secsize, NULL))
 			sec = NULL;	/* no CFI: registered without SFrame */
-		count(ctx, register_segment(&seg, sec, secsize));
+		codectl__reg_count(ctx, register_segment(&seg, sec, secsize));
 		free(sec);
 	}
 	if (fd >= 0)
@@ -163,20 +136,11 @@ static int register_all_one(struct dl_phdr_info *info, size_t size,
 
 CODECTL_EXPORT int codectl_register_all(unsigned int flags)
 {
-	struct all_ctx ctx = { flags, 0, 0 };
-	int saved = errno;
+	struct codectl__reg_ctx ctx = { flags, 0, 0 };
 
 	if (flags & ~CODECTL_ALL_NO_SYNTH) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (codectl_get_fd() < 0)
-		return -1;
-	dl_iterate_phdr(register_all_one, &ctx);
-	if (ctx.err) {
-		errno = ctx.err;
-		return -1;
-	}
-	errno = saved;
-	return ctx.count;
+	return codectl__reg_each(register_all_one, &ctx);
 }
