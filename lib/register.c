@@ -88,18 +88,17 @@ static int open_object(const struct dl_phdr_info *info)
 	return fd;
 }
 
-static int register_all_one(struct dl_phdr_info *info, size_t size,
-			    void *data)
+/* Register every executable segment of @info, counting in @ctx. */
+static void register_segments(const struct dl_phdr_info *info,
+			      struct codectl__reg_ctx *ctx)
 {
-	struct codectl__reg_ctx *ctx = data;
 	struct codectl_elf_info ei;
 	struct codectl_elf_buf buf;
 	int fd = -1, saved = errno;
 	unsigned int i;
 
-	(void)size;
 	if (codectl_elf_info_from_phdr(info, &ei, &buf))
-		return 0;	/* no executable segment: nothing to do */
+		return;		/* no executable segment: nothing to do */
 	if (!ei.sframe_start && !(ctx->flags & CODECTL_ALL_NO_SYNTH))
 		fd = open_object(info);
 	for (i = 0; i < info->dlpi_phnum; i++) {
@@ -131,7 +130,35 @@ static int register_all_one(struct dl_phdr_info *info, size_t size,
 	if (fd >= 0)
 		close(fd);
 	errno = saved;
+}
+
+static int register_all_one(struct dl_phdr_info *info, size_t size,
+			    void *data)
+{
+	(void)size;
+	register_segments(info, data);
 	return 0;
+}
+
+CODECTL_EXPORT int codectl_register_object_all(const struct dl_phdr_info *info,
+					       unsigned int flags)
+{
+	struct codectl__reg_ctx ctx = { flags, 0, 0 };
+	int saved = errno;
+
+	if (!info || !info->dlpi_phdr || (flags & ~CODECTL_ALL_NO_SYNTH)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (codectl_get_fd() < 0)
+		return -1;	/* no module: do not synthesise for nothing */
+	register_segments(info, &ctx);
+	if (ctx.err) {
+		errno = ctx.err;
+		return -1;
+	}
+	errno = saved;
+	return ctx.count;
 }
 
 CODECTL_EXPORT int codectl_register_all(unsigned int flags)

@@ -310,6 +310,19 @@ int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
  */
 int codectl_register_all(unsigned int flags);
 
+/*
+ * codectl_register_object_all - codectl_register_all() for one object
+ * @info:	the object, as dl_iterate_phdr() reports it
+ * @flags:	0 or CODECTL_ALL_NO_SYNTH
+ *
+ * For objects loaded after codectl_register_all() (dlopen).  Returns the
+ * number of segments registered (0: no executable segment), or -1 with
+ * the errno of the first failure (EINVAL: @info, its program headers or
+ * @flags).
+ */
+int codectl_register_object_all(const struct dl_phdr_info *info,
+				unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@ codectl_register_all
 codectl_register_elf
 codectl_register_jit
 codectl_register_object
+codectl_register_object_all
 codectl_register_self
 codectl_set_fd
 codectl_sframe_synth

@@ -209,6 +209,33 @@ static void test_no_synth(void **state)
 	assert_int_equal(r[0]->info.sframe_start, 0);
 }
 
+static int find_two_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/two_text.so")) {
+		*(int *)data = codectl_register_object_all(info, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* One object: both segments, synthesised. */
+static void test_object_all(void **state)
+{
+	int n = -2;
+
+	(void)state;
+	dl_iterate_phdr(find_two_text, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(nr_recs, 2);
+	assert_true(recs[0].flags & CODECTL_ELF_SFRAME_SYNTH);
+	assert_true(recs[1].flags & CODECTL_ELF_SFRAME_SYNTH);
+	assert_true(recs[0].valid && recs[1].valid);
+	errno = 0;
+	assert_int_equal(codectl_register_object_all(NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -228,6 +255,7 @@ int main(void)
 		cmocka_unit_test_setup(test_synthesised, setup),
 		cmocka_unit_test_setup(test_old_kernel, setup),
 		cmocka_unit_test_setup(test_no_synth, setup),
+		cmocka_unit_test_setup(test_object_all, setup),
 		cmocka_unit_test_setup(test_errors, setup),
 	};
 
