@@ -205,13 +205,17 @@ static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
 	return ROW_OK;
 }
 
+static int same_loc(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->base == b->base && a->off == b->off;
+}
+
 static int same_row(const struct sframe_wrow *a, const struct sframe_wrow *b)
 {
 	if (a->outermost || b->outermost)
 		return a->outermost == b->outermost;
-	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
-	       !memcmp(&a->ra, &b->ra, sizeof(a->ra)) &&
-	       !memcmp(&a->fp, &b->fp, sizeof(a->fp));
+	return same_loc(&a->cfa, &b->cfa) && same_loc(&a->ra, &b->ra) &&
+	       same_loc(&a->fp, &b->fp);
 }
 
 /* Add the row for [start, end) of one FDE. */
@@ -522,7 +526,7 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 	s.hi = hi;
 	pthread_once(&elf_once, elf_init);
 	if (!elf_ok) {
-		errno = ENOSYS;
+		errno = ENOTSUP;
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -269,7 +269,7 @@ struct codectl_synth_stats {
  * PT_GNU_EH_FRAME with a search table in ld's encoding, or no CFI),
  * ENODATA (no row SFrame can express), ENOMEM, EOVERFLOW (the section
  * would not fit the format), EPROTO (the section failed validation: a
- * bug of the library).
+ * bug of the library), ENOTSUP (libelf cannot be initialised).
  */
 int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
 			 unsigned int flags, void **sec, size_t *size,
