@@ -4,9 +4,12 @@
  *
  *   codectl version          what the loaded module offers
  *   codectl stats            the module's live objects (debugfs, root)
- *   codectl self             register this program's own loaded objects
+ *   codectl self [--all]     register this program's own loaded objects
  *                            through libcodectl and list what the kernel
- *                            now holds for it
+ *                            now holds for it; --all: every executable
+ *                            segment, with SFrame synthesised from
+ *                            .eh_frame where an object has none
+ *                            (codectl_register_all())
  *   codectl unwind           the unwinder's counters: unwinds, frames by
  *                            method, stops by reason (any user)
  *   codectl synth [-o OUT] [-a ADDR] [-n N] FILE...
@@ -113,12 +116,12 @@ static int list_registrations(void)
 	return 0;
 }
 
-static int cmd_self(void)
+static int cmd_self(int all)
 {
-	int n = codectl_register_self();
+	int n = all ? codectl_register_all(0) : codectl_register_self();
 
 	if (n < 0)
-		return fail("register_self");
+		return fail(all ? "register_all" : "register_self");
 	return list_registrations();
 }
 
@@ -250,7 +253,7 @@ static int cmd_synth(int argc, char **argv)
 
 static void usage(FILE *f)
 {
-	fputs("usage: codectl version | stats | self | unwind | "
+	fputs("usage: codectl version | stats | self [--all] | unwind | "
 	      "synth [-o OUT] [-a ADDR] [-n N] FILE...\n", f);
 }
 
@@ -258,6 +261,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "synth"))
 		return cmd_synth(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
+		return cmd_self(1);
 	if (argc != 2) {
 		usage(stderr);
 		return 2;
@@ -267,7 +272,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "stats"))
 		return cmd_stats();
 	if (!strcmp(argv[1], "self"))
-		return cmd_self();
+		return cmd_self(0);
 	if (!strcmp(argv[1], "unwind"))
 		return cmd_unwind();
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
