@@ -9,8 +9,10 @@
  *
  * Conventions, for every function here: 0 (or a count) on success, -1 with
  * errno set on failure.  errno is the kernel's for a failed call and is left
- * untouched on success.  Nothing prints, nothing allocates memory.
- * All functions are thread-safe except where said otherwise.
+ * untouched on success.  Nothing prints.  Nothing allocates memory except
+ * codectl_sframe_synth(), codectl_register_all() and
+ * codectl_register_object_all() (SFrame synthesised from .eh_frame, with
+ * libdw).  All functions are thread-safe except where said otherwise.
  */
 #ifndef LIBCODECTL_CODECTL_H
 #define LIBCODECTL_CODECTL_H
