@@ -22,7 +22,7 @@
 #   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,
 #                         libstdc++, ld.so (SYNTH_OBJS=...): coverage, size,
 #                         time (codectl synth -n 9; a benchmark)
-#   make install          lib, headers, tools under $(PREFIX)
+#   make install          lib, headers, tools, man pages under $(PREFIX)
 #   make install-system   udev rule, modprobe.d example, modules-load.d
 #                         entry under $(DESTDIR)/ (for packagers; the
 #                         module itself is installed by dkms)
@@ -108,6 +108,7 @@ bench-synth: lib tools
 install: lib tools
 	$(MAKE) -C lib install PREFIX=$(PREFIX)
 	$(MAKE) -C tools install PREFIX=$(PREFIX)
+	$(MAKE) -C man install PREFIX=$(PREFIX)
 
 # The module sets its node's mode itself (0666, devtmpfs); the udev rule
 # says so again for systems whose rules would change it.  modules-load.d

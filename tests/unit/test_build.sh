@@ -37,7 +37,7 @@ codectl_version"
 
 n=0
 failed=0
-echo "1..12"
+echo "1..13"
 check() {	# description, command...
 	desc=$1
 	shift
@@ -179,5 +179,13 @@ static_link() {
 		$LIB/libcodectl.a && "$tmp/s"
 }
 check "a C program links libcodectl.a statically" static_link
+
+man_pages() {
+	for f in ../../man/codectl.1 ../../man/libcodectl.3; do
+		out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$f" 2>&1) &&
+		[ -z "$out" ] || { echo "$f: $out"; return 1; }
+	done
+}
+check "the man pages format without warnings" man_pages
 
 [ "$failed" -eq 0 ]
