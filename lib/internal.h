@@ -19,6 +19,14 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 				unsigned int flags, void **sec, size_t *size,
 				struct codectl_synth_stats *stats);
 
+/*
+ * The same from an ELF image in memory (the vdso, which has no file):
+ * @image_size bytes at @image, all readable.
+ */
+int codectl__sframe_synth_mem(const void *image, size_t image_size,
+			      uint64_t bias, uint64_t lo, uint64_t hi,
+			      unsigned int flags, void **sec, size_t *size);
+
 /* Is the file open at @fd the object @info describes (same phdrs)? */
 int codectl__file_is_object(int fd, const struct dl_phdr_info *info);
 

@@ -9,6 +9,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -88,19 +89,59 @@ static int open_object(const struct dl_phdr_info *info)
 	return fd;
 }
 
+/*
+ * The vdso's ELF image, if @info is the vdso (it has no file): mapped at
+ * AT_SYSINFO_EHDR, with @info's program headers, laid out as its file
+ * (every PT_LOAD at its offset).  Returns its size, whole pages, or 0.
+ */
+static size_t vdso_image(const struct dl_phdr_info *info, const void **image)
+{
+	uint64_t ehdr = getauxval(AT_SYSINFO_EHDR), end = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	const ElfW(Ehdr) *eh;
+	unsigned int i;
+
+	if (!ehdr || ehdr != info->dlpi_addr || page <= 0)
+		return 0;
+	eh = (const ElfW(Ehdr) *)(uintptr_t)ehdr;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phnum != info->dlpi_phnum ||
+	    memcmp(info->dlpi_phdr, (const char *)eh + eh->e_phoff,
+		   eh->e_phnum * sizeof(ElfW(Phdr))))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_offset != ph->p_vaddr)
+			return 0;
+		if (ph->p_vaddr + ph->p_memsz > end)
+			end = ph->p_vaddr + ph->p_memsz;
+	}
+	*image = eh;
+	return (end + page - 1) & ~(uint64_t)(page - 1);
+}
+
 /* Register every executable segment of @info, counting in @ctx. */
 static void register_segments(const struct dl_phdr_info *info,
 			      struct codectl__reg_ctx *ctx)
 {
 	struct codectl_elf_info ei;
 	struct codectl_elf_buf buf;
+	const void *image = NULL;
+	size_t image_size = 0;
 	int fd = -1, saved = errno;
 	unsigned int i;
 
 	if (codectl_elf_info_from_phdr(info, &ei, &buf))
 		return;		/* no executable segment: nothing to do */
-	if (!ei.sframe_start && !(ctx->flags & CODECTL_ALL_NO_SYNTH))
+	if (!ei.sframe_start && !(ctx->flags & CODECTL_ALL_NO_SYNTH)) {
 		fd = open_object(info);
+		if (fd < 0)
+			image_size = vdso_image(info, &image);
+	}
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		struct codectl_elf_info seg = ei;
@@ -117,12 +158,18 @@ static void register_segments(const struct dl_phdr_info *info,
 			seg.sframe_start = 0;
 			seg.sframe_end = 0;
 		}
-		if (fd >= 0 &&
-		    codectl__sframe_synth_range(fd, info->dlpi_addr,
-						ph->p_vaddr,
-						ph->p_vaddr + ph->p_memsz, 0,
-						CODECTL_SYNTH_AT_BUFFER, &sec,
-						&secsize, NULL))
+		if ((fd >= 0 &&
+		     codectl__sframe_synth_range(fd, info->dlpi_addr,
+						 ph->p_vaddr,
+						 ph->p_vaddr + ph->p_memsz, 0,
+						 CODECTL_SYNTH_AT_BUFFER, &sec,
+						 &secsize, NULL)) ||
+		    (image_size &&
+		     codectl__sframe_synth_mem(image, image_size,
+					       info->dlpi_addr, ph->p_vaddr,
+					       ph->p_vaddr + ph->p_memsz,
+					       CODECTL_SYNTH_AT_BUFFER, &sec,
+					       &secsize)))
 			sec = NULL;	/* no CFI: registered without SFrame */
 		codectl__reg_count(ctx, register_segment(&seg, sec, secsize));
 		free(sec);

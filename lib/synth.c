@@ -505,17 +505,19 @@ out:
 	return ret;
 }
 
-int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
-				uint64_t hi, uint64_t sec_addr,
-				unsigned int flags, void **sec, size_t *size,
-				struct codectl_synth_stats *stats)
+/* Synthesise from the file at @fd, or else from the image at @mem. */
+static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
+		     uint64_t lo, uint64_t hi, uint64_t sec_addr,
+		     unsigned int flags, void **sec, size_t *size,
+		     struct codectl_synth_stats *stats)
 {
 	struct codectl_synth_stats local;
 	struct synth s = { 0 };
 	int ret, saved = errno;
 	Elf *elf;
 
-	if (fd < 0 || !sec || !size || (flags & ~CODECTL_SYNTH_AT_BUFFER)) {
+	if ((fd < 0 && !mem) || !sec || !size ||
+	    (flags & ~CODECTL_SYNTH_AT_BUFFER)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -529,7 +531,9 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 		errno = ENOTSUP;
 		return -1;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* libelf only reads an image opened with elf_memory(). */
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) :
+	      elf_memory((char *)(uintptr_t)mem, memsize);
 	if (!elf) {
 		errno = ENOEXEC;
 		return -1;
@@ -542,6 +546,31 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 	free(s.rows);
 	errno = saved;
 	return ret;
+}
+
+int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
+				uint64_t hi, uint64_t sec_addr,
+				unsigned int flags, void **sec, size_t *size,
+				struct codectl_synth_stats *stats)
+{
+	if (fd < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return synth_any(fd, NULL, 0, bias, lo, hi, sec_addr, flags, sec,
+			 size, stats);
+}
+
+int codectl__sframe_synth_mem(const void *image, size_t image_size,
+			      uint64_t bias, uint64_t lo, uint64_t hi,
+			      unsigned int flags, void **sec, size_t *size)
+{
+	if (!image || !image_size) {
+		errno = EINVAL;
+		return -1;
+	}
+	return synth_any(-1, image, image_size, bias, lo, hi, 0, flags, sec,
+			 size, NULL);
 }
 
 CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,

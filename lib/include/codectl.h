@@ -293,13 +293,14 @@ int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
  *    .eh_frame (codectl_sframe_synth(), the segment's functions only),
  *    read from the object's file (dlpi_name when absolute, the main
  *    program through /proc/self/exe) when that file's program headers
- *    are the loaded object's.  It is registered with
+ *    are the loaded object's, or for the vdso (no file) from its image
+ *    in memory.  It is registered with
  *    CODECTL_ELF_SFRAME_SYNTH (struct codectl_elf_info version 1): the
  *    kernel copies the section, which is freed when the call returns.
  *    A kernel without that ABI (E2BIG, EINVAL) or refusing the section
  *    (ENOEXEC) gets the segment without SFrame;
- *  - else without SFrame (frame pointers only): the vdso, objects with
- *    no file or no .eh_frame_hdr.
+ *  - else without SFrame (frame pointers only): objects with no file
+ *    or no .eh_frame_hdr.
  *
  * Synthesis reads each file and takes about 10-30 ms for a C library, with
  * the dynamic loader's lock held (dl_iterate_phdr()): dlopen() in other

@@ -3,6 +3,7 @@
  * synth-check: the differential test of SFrame synthesised from .eh_frame.
  *
  *   synth-check [--perturb] ELF...
+ *   synth-check --dump-vdso FILE     write this process's vdso to FILE
  *
  * For each ELF file: libcodectl's codectl_sframe_synth() builds the
  * section; the project's decoder (module/sframe.c, compiled in here: the
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -479,16 +481,49 @@ out:
 	return err ? -1 : 0;
 }
 
+/* Write this process's vdso image (it has no file) to @path. */
+static int dump_vdso(const char *path)
+{
+	const unsigned char *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *e = (const Elf64_Ehdr *)eh;
+	uint64_t end = 0;
+	FILE *f;
+	int i;
+
+	if (!eh || memcmp(eh, ELFMAG, SELFMAG))
+		return 1;
+	for (i = 0; i < e->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(eh + e->e_phoff +
+						      i * sizeof(*ph));
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > end)
+			end = ph->p_offset + ph->p_filesz;
+	}
+	if (e->e_shoff + (uint64_t)e->e_shnum * e->e_shentsize > end)
+		end = e->e_shoff + (uint64_t)e->e_shnum * e->e_shentsize;
+	f = fopen(path, "we");
+	if (!f || fwrite(eh, 1, end, f) != end) {
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1, do_perturb = 0, pass = 0, fail = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--dump-vdso"))
+		return dump_vdso(argv[2]);
 
 	if (argc > 1 && !strcmp(argv[1], "--perturb")) {
 		do_perturb = 1;
 		i++;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: synth-check [--perturb] ELF...\n");
+		fprintf(stderr, "usage: synth-check [--perturb] ELF... | "
+			"--dump-vdso FILE\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);

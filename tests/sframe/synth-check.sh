@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # SFrame synthesised from .eh_frame (libcodectl's codectl_sframe_synth()),
-# on the x86-64 fixtures (binutils 2.40, 2.44, 2.47 builds) and on Debian's
-# libc.so.6, libstdc++.so.6 and ld-linux-x86-64.so.2.  Per object:
+# on the x86-64 fixtures (binutils 2.40, 2.44, 2.47 builds), on Debian's
+# libc.so.6, libstdc++.so.6 and ld-linux-x86-64.so.2, and on the running
+# kernel's vdso (its image written to a file).  Per object:
 #   synth    synth-check: the decoder validates the section, and at every
 #            pc it covers, the CFA, return address and rbp its rule gives
 #            equal what libdw's CFI gives (evaluated on a made-up frame);
@@ -63,6 +64,12 @@ if [ ${#objs[@]} -eq 0 ]; then
 			fail "system library $lib missing"
 		fi
 	done
+	# the running kernel's vdso (no file: its image from memory)
+	if "$build/synth-check" --dump-vdso "$build/vdso.so"; then
+		objs+=("$build/vdso.so")
+	else
+		fail "dumping the vdso"
+	fi
 fi
 
 for f in "${objs[@]}"; do

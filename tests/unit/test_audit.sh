@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-echo "1..6"
+echo "1..7"
 check() {	# description, command...
 	desc=$1
 	shift
@@ -74,6 +74,12 @@ main_and_ldso() {
 	{ cat "$log"; return 1; }
 }
 check "the main program and ld.so are registered" main_and_ldso
+
+vdso_synth() {
+	grep -qE '^register 88 1 0x[0-9a-f]+ 0x[0-9a-f]+ 1 linux-vdso\.so\.1$' "$log" ||
+	{ cat "$log"; return 1; }
+}
+check "the vdso registered with a section synthesised from memory" vdso_synth
 
 dlopen_dlclose() {
 	grep -E "^register 88 1 .* 1 $SO\$" "$log" >"$tmp/reg" &&

@@ -4,7 +4,8 @@
  * checking each synthesised section at the moment of the call (the
  * library frees it afterwards) with the project's decoder, confined to
  * the registered text range as the kernel confines it.  two_text.so has
- * two executable segments; Debian's libc has no SFrame of its own.
+ * two executable segments; Debian's libc has no SFrame of its own, the
+ * vdso has no file.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -131,17 +132,21 @@ static void test_synthesised(void **state)
 {
 	struct rec *r[4];
 	unsigned int i, nsynth = 0;
+	void *vdso;
 	int n;
 
 	(void)state;
 	probes[0] = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
 	probes[1] = (uintptr_t)dlsym(two_text, "near_fn");
 	probes[2] = (uintptr_t)dlsym(two_text, "far_fn");
-	assert_true(probes[0] && probes[1] && probes[2]);
+	vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	assert_non_null(vdso);
+	probes[3] = (uintptr_t)dlsym(vdso, "__vdso_clock_gettime");
+	assert_true(probes[0] && probes[1] && probes[2] && probes[3]);
 
 	n = codectl_register_all(0);
 	assert_int_equal(n, nr_recs);
-	assert_true(n >= 4);	/* the test, libc, ld.so, two_text.so x 2 */
+	assert_true(n >= 6);	/* the test, vdso, libc, ld.so, two_text.so x 2 */
 	for (i = 0; i < nr_recs; i++) {
 		if (!(recs[i].flags & CODECTL_ELF_SFRAME_SYNTH)) {
 			/* SFrame of its own, or none */
@@ -153,7 +158,7 @@ static void test_synthesised(void **state)
 		assert_true(recs[i].outside_elf);
 		assert_true(recs[i].num_fdes > 0);
 	}
-	assert_true(nsynth >= 3);
+	assert_true(nsynth >= 5);
 
 	/* libc: synthesised, qsort has a rule at its run-time address */
 	assert_int_equal(find("/libc.so.6", r, 4), 1);
@@ -177,6 +182,14 @@ static void test_synthesised(void **state)
 	}
 	assert_true(r[0]->info.text_start != r[1]->info.text_start);
 	assert_int_equal(r[0]->info.elf_start, r[1]->info.elf_start);
+
+	/* the vdso, synthesised from its image in memory */
+	assert_int_equal(find("linux-vdso.so.1", r, 4), 1);
+	assert_true(r[0]->flags & CODECTL_ELF_SFRAME_SYNTH);
+	assert_true(r[0]->valid);
+	assert_int_equal(r[0]->probe_err[3], SFRAME_OK);
+	assert_true(r[0]->probe[3].func_start <= probes[3]);
+	dlclose(vdso);
 }
 
 /* A kernel without VER1: the same segments, without SFrame. */
