@@ -17,21 +17,8 @@ PROG=./audit_prog
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
 echo "1..7"
-check() {	# description, command...
-	desc=$1
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		[ -n "$out" ] && echo "$out" | sed 's/^/# /'
-		failed=$((failed + 1))
-	fi
-}
+. ./tap.sh
 
 $PROG "$SO" >"$tmp/plain.out" 2>"$tmp/plain.err"
 echo $? >"$tmp/plain.rc"

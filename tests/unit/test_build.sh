@@ -35,21 +35,8 @@ codectl_unwind_self
 codectl_unwind_stats
 codectl_version"
 
-n=0
-failed=0
 echo "1..13"
-check() {	# description, command...
-	desc=$1
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-		printf '%s\n' "$out" | sed 's/^/# /'
-	fi
-}
+. ./tap.sh
 
 # The header, its macros and structs, as C++.
 cxx_syntax() {
