@@ -184,6 +184,18 @@ CODECTL_EXPORT int codectl_unwind_stats(struct codectl_unwind_stats *stats)
 	return ioctl(fd, CODECTL_IOC_UNWIND_STATS, stats);
 }
 
+CODECTL_EXPORT int codectl_hook_stats(unsigned int index,
+				      struct codectl_hook_stats *stats)
+{
+	int fd = codectl_get_fd();
+
+	if (fd < 0)
+		return -1;
+	memset(stats, 0, sizeof(*stats));
+	stats->index = index;
+	return ioctl(fd, CODECTL_IOC_HOOK_STATS, stats);
+}
+
 CODECTL_EXPORT const char *codectl_frame_name(unsigned int method)
 {
 	static const char *const names[] = {

@@ -147,6 +147,8 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg);
 void codectl_set_put(struct codectl_set *set);
 bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
+struct codectl_set *codectl_mm_set_rcu(struct mm_struct *mm);
+struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr);
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);
 
@@ -158,7 +160,6 @@ void codectl_fork_exit(void);
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
-struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr);
 
 /**
  * struct codectl_trace - a trace being unwound into caller-owned arrays
@@ -176,11 +177,15 @@ struct codectl_trace {
 	unsigned int stop;
 };
 
-/* Module-wide unwinder counters (CODECTL_IOC_UNWIND_STATS, debugfs). */
+#include "walk.h"
+
+/*
+ * Module-wide counters of the ioctl and deferred unwinds
+ * (CODECTL_IOC_UNWIND_STATS, debugfs codectl/unwind); the hooks count
+ * their own (hooks.c).
+ */
 struct codectl_unwind_counters {
-	atomic64_t unwinds;
-	atomic64_t frames[8];
-	atomic64_t stops[16];
+	struct codectl_walk_counters walk;
 	atomic64_t requests;
 	atomic64_t callbacks;
 };
@@ -193,6 +198,8 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags);
 long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg);
 int codectl_unwind_show(struct seq_file *m, void *v);
+extern const char * const codectl_frame_names[8];
+extern const char * const codectl_stop_names[16];
 
 /* deferred.c */
 int codectl_deferred_init(void);
@@ -208,6 +215,12 @@ ssize_t codectl_harness_read(struct file *file, char __user *buf,
 			     size_t len, loff_t *ppos);
 __poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt);
 long codectl_harness_request(struct file *file, unsigned long arg);
+
+/* hooks.c: the tracer hooks */
+void codectl_hooks_init(void);
+void codectl_hooks_exit(void);
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs);
+int codectl_hooks_show(struct seq_file *m, void *v);
 
 /* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */
 long codectl_selftest_ioctl(struct file *file, unsigned int cmd,

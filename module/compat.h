@@ -77,4 +77,23 @@ static inline void codectl_send_nmi(int cpu)
 }
 #endif
 
+/*
+ * The kernel functions the tracer hooks (hooks.c) attach to.  The
+ * deferred unwinder's walker, unwind_user(), exists only where the kernel
+ * has deferred unwinding; elsewhere its hook has no symbol and stays
+ * detached, and this layout-compatible type lets its replacement compile.
+ */
+#define CODECTL_HOOK_PERF_SYMBOL	"perf_callchain_user"
+#define CODECTL_HOOK_STACKTRACE_SYMBOL	"arch_stack_walk_user"
+#ifdef HAVE_UNWIND_USER
+#include <linux/unwind_user_types.h>
+#define CODECTL_HOOK_UNWIND_USER_SYMBOL	"unwind_user"
+#else
+#define CODECTL_HOOK_UNWIND_USER_SYMBOL	NULL
+struct unwind_stacktrace {
+	unsigned int nr;
+	unsigned long *entries;
+};
+#endif
+
 #endif /* CODECTL_COMPAT_H */

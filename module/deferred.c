@@ -298,8 +298,8 @@ static struct codectl_dslot *codectl_dslot_get(void)
 static void codectl_dslot_stopped(struct codectl_trace *t, unsigned int stop)
 {
 	t->stop = stop;
-	atomic64_inc(&codectl_unwind_counters.unwinds);
-	atomic64_inc(&codectl_unwind_counters.stops[stop]);
+	atomic64_inc(&codectl_unwind_counters.walk.walks);
+	atomic64_inc(&codectl_unwind_counters.walk.stops[stop]);
 }
 
 /* Unwind current's user stack once for this entry, into the slot. */

@@ -85,6 +85,7 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(codectl_stats);
 DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
+DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
 
 static struct dentry *codectl_debugfs;
 
@@ -111,6 +112,10 @@ static int __init codectl_init(void)
 			    &codectl_stats_fops);
 	debugfs_create_file("unwind", 0444, codectl_debugfs, NULL,
 			    &codectl_unwind_fops);
+	debugfs_create_file("hooks", 0444, codectl_debugfs, NULL,
+			    &codectl_hooks_fops);
+	/* Last: from here on perf, BPF and ftrace see our stacks. */
+	codectl_hooks_init();
 	pr_info("codectl: /dev/codectl ready (ABI %d)\n", CODECTL_ABI_VERSION);
 	return 0;
 
@@ -125,6 +130,8 @@ err_deferred:
 
 static void __exit codectl_exit(void)
 {
+	/* First: no tracer may walk with the registrations torn down below. */
+	codectl_hooks_exit();
 	debugfs_remove_recursive(codectl_debugfs);
 	misc_deregister(&codectl_misc);
 	/* No new requests; wait for the deferred unwinds still queued. */

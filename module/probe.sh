@@ -30,3 +30,5 @@ probe HAVE_TWA_NMI_CURRENT	linux/task_work.h	'TWA_NMI_CURRENT'
 probe HAVE_HRTIMER_SETUP	linux/hrtimer.h		'void hrtimer_setup\('
 # <linux/unaligned.h> (6.12+); before, <asm/unaligned.h>.
 probe HAVE_LINUX_UNALIGNED_H	linux/unaligned.h	'get_unaligned'
+# The deferred unwinder's user-stack walker, unwind_user() (6.17+, 7.2).
+probe HAVE_UNWIND_USER		linux/unwind_user.h	'int unwind_user\(struct unwind_stacktrace'

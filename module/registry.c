@@ -652,6 +652,25 @@ struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm)
 	return set;
 }
 
+/**
+ * codectl_mm_set_rcu() - an mm's registrations, for a reader under RCU
+ * @mm:		the address space, kept alive by the caller
+ *
+ * For walks that cannot sleep or take references they would have to drop
+ * with call_rcu() (NMI): lock-free, no reference.  Call under
+ * rcu_read_lock(); the array and its registrations stay valid until
+ * rcu_read_unlock(), since arrays are freed after a grace period and
+ * registrations only after the arrays holding them.
+ *
+ * Return: the array of registrations, or NULL if there are none.
+ */
+struct codectl_set *codectl_mm_set_rcu(struct mm_struct *mm)
+{
+	struct codectl_mm *cmm = codectl_mm_find(mm);
+
+	return cmm ? rcu_dereference(cmm->set) : NULL;
+}
+
 static bool codectl_keep_mapped(const struct codectl_reg *reg, u64 start,
 				u64 end)
 {

@@ -2,10 +2,14 @@
 /*
  * codectl: the user-space stack unwinder.
  *
- * Runs in the context of the task whose stack it walks (a task_work on the
- * way back to user space, or the task's own ioctl), so it reads user
- * memory with the ordinary faulting accessors.  Each step finds the
- * caller's frame from the callee's:
+ * Walks the current task's user stack from a set of its user registers
+ * (walk.h has the iterator).  There is one walk and two ways to read user
+ * memory: in task context (a task_work on the way back to user space, the
+ * task's own ioctl, 7.2's deferred unwind) with the ordinary faulting
+ * accessors; from the tracer hooks (NMI, IRQ, interrupts off) without
+ * ever faulting, sleeping, allocating or locking, the registrations read
+ * under RCU.  Each step finds the caller's frame from the callee's, each
+ * method yielding a rule (struct sframe_rule) that one evaluation applies:
  *
  *  1. the signal trampoline (a handler's sa_restorer, checked by its
  *     code), whose frame holds the interrupted registers;
@@ -43,6 +47,7 @@
 #include "codectl.h"
 #include "compat.h"
 #include "sframe.h"
+#include "walk.h"
 
 struct codectl_unwind_counters codectl_unwind_counters;
 
@@ -53,66 +58,36 @@ struct codectl_unwind_counters codectl_unwind_counters;
 /* Chained JIT tables followed per lookup, at most. */
 #define CODECTL_JIT_MAX_TABLES	256
 
-/**
- * struct codectl_uframe - the registers of one frame during a walk
- * @ip:		its pc
- * @sp:		its stack pointer
- * @fp:		its frame pointer (rbp) as far as it is known
- * @regs:	all registers, for the innermost frame only (else NULL)
- * @sigctx:	user address of the struct sigcontext the frame was restored
- *		from, for a frame interrupted by a signal (else 0): its other
- *		registers are there
- * @exact:	@ip is where the frame was interrupted or called the kernel,
- *		not a return address: look it up as it is, not @ip - 1
- */
-struct codectl_uframe {
-	u64 ip;
-	u64 sp;
-	u64 fp;
-	const struct pt_regs *regs;
-	u64 sigctx;
-	bool exact;
-};
-
-/* An SFrame section set up for one registration, cached during a walk. */
-struct codectl_sec_cache {
-	const struct codectl_reg *reg;
-	int err;
-	struct sframe_sec sec;
-};
-
-/**
- * struct codectl_walk - one unwind
- * @set:	the registrations (a reference), or NULL
- * @flags:	CODECTL_UNWIND_NO_* bits
- * @cache:	the last registrations' SFrame sections
- * @next:	the cache slot to fill next
- * @nr_restorers: entries of @restorers, or -1 before they are looked up
- * @restorers:	the distinct signal-return trampolines the task's signal
- *		handlers return to
- * @frames:	frames found, by CODECTL_FRAME_*
- * @last:	the registration of the previous frame, or NULL
- */
-struct codectl_walk {
-	struct codectl_set *set;
-	const struct codectl_reg *last;
-	unsigned int flags;
-	struct codectl_sec_cache cache[2];
-	unsigned int next;
-	int nr_restorers;
-	u64 restorers[4];
-	u32 frames[8];
-};
-
 /* Step results other than CODECTL_STOP_* (which are > 0). */
 #define STEP_OK		0
 #define STEP_NO_RULE	(-1)	/* this method has nothing for the pc */
 
-static __always_inline int codectl_read_u64(u64 addr, u64 *val)
+/* ---- reading user memory --------------------------------------------- */
+
+/*
+ * The walk's one way into user memory, in two modes.  Task context reads
+ * with the ordinary accessors, which fault pages in.  The hooks' walks
+ * (NMI, IRQ, interrupts off) use copy_from_user_nofault(), which never
+ * sleeps: it checks nmi_uaccess_okay() (the CPU may be between two
+ * address spaces) and disables page faults, so a page that is not
+ * resident is an error, as in the kernel's own frame-pointer walk.
+ */
+static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
+			size_t len)
+{
+	void __user *src = u64_to_user_ptr(addr);
+
+	if (w->nofault)
+		return copy_from_user_nofault(dst, src, len) ? -EFAULT : 0;
+	return copy_from_user(dst, src, len) ? -EFAULT : 0;
+}
+
+static __always_inline int codectl_read_u64(const struct codectl_walk *w,
+					    u64 addr, u64 *val)
 {
 	if (addr & 7)
 		return CODECTL_STOP_ALIGN;
-	if (get_user(*val, (u64 __user *)u64_to_user_ptr(addr)))
+	if (codectl_copy(w, val, addr, sizeof(*val)))
 		return CODECTL_STOP_FAULT;
 	return STEP_OK;
 }
@@ -122,122 +97,13 @@ static bool codectl_user_addr(u64 addr)
 	return addr && addr < TASK_SIZE_MAX;
 }
 
-/* ---- signal frames --------------------------------------------------- */
+/* ---- applying a rule -------------------------------------------------- */
 
 /*
- * The x86-64 rt_sigreturn trampoline (glibc's __restore_rt, musl's
- * __restore_rt): mov $15,%rax; syscall.
+ * Every method yields a rule (struct sframe_rule: the CFA from a base and
+ * an offset, the return address and frame pointer from the CFA); one
+ * evaluation applies it.
  */
-static const u8 codectl_sigreturn_code[9] = {
-	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
-};
-
-/*
- * Where struct rt_sigframe's ucontext keeps the interrupted registers,
- * from the stack pointer at the trampoline (the handler's return popped
- * pretcode): uc_mcontext is 40 bytes into struct ucontext, and rbp, rsp
- * and rip are words 10, 15 and 16 of struct sigcontext.
- */
-#define SIGFRAME_MCONTEXT	40
-#define SIGFRAME_RBP	(SIGFRAME_MCONTEXT + 10 * 8)
-#define SIGFRAME_RSP	(SIGFRAME_MCONTEXT + 15 * 8)
-#define SIGFRAME_RIP	(SIGFRAME_MCONTEXT + 16 * 8)
-
-/*
- * The trampolines the task's handlers return to (sa_restorer, which x86-64
- * requires), so that only a pc equal to one of them costs a read of its
- * code.  Read without the siglock: a handler changing meanwhile can only
- * make a frame miss the check, and the code is checked anyway.
- */
-static void codectl_walk_restorers(struct codectl_walk *w)
-{
-	struct k_sigaction *ka;
-	int i, j;
-
-	w->nr_restorers = 0;
-	rcu_read_lock();
-	ka = rcu_dereference(current->sighand)->action;
-	for (i = 0; i < _NSIG; i++) {
-		u64 r = (u64)(uintptr_t)READ_ONCE(ka[i].sa.sa_restorer);
-
-		if (!(READ_ONCE(ka[i].sa.sa_flags) & SA_RESTORER) || !r)
-			continue;
-		for (j = 0; j < w->nr_restorers && w->restorers[j] != r; j++)
-			;
-		if (j == w->nr_restorers &&
-		    w->nr_restorers < ARRAY_SIZE(w->restorers))
-			w->restorers[w->nr_restorers++] = r;
-	}
-	rcu_read_unlock();
-}
-
-static bool codectl_is_sigreturn_code(u64 addr)
-{
-	u8 code[sizeof(codectl_sigreturn_code)];
-
-	return !copy_from_user(code, u64_to_user_ptr(addr), sizeof(code)) &&
-	       !memcmp(code, codectl_sigreturn_code, sizeof(code));
-}
-
-/* Is @f->ip the trampoline's first instruction (or, if exact, its syscall)? */
-static bool codectl_at_sigreturn(struct codectl_walk *w,
-				 const struct codectl_uframe *f)
-{
-	int i;
-
-	if (w->nr_restorers < 0)
-		codectl_walk_restorers(w);
-	for (i = 0; i < w->nr_restorers; i++) {
-		if (f->ip == w->restorers[i])
-			return codectl_is_sigreturn_code(f->ip);
-		/* Interrupted between the mov and the syscall. */
-		if (f->exact && f->ip == w->restorers[i] + 7)
-			return codectl_is_sigreturn_code(f->ip - 7);
-	}
-	return false;
-}
-
-/* The interrupted frame, from the signal frame at @f->sp. */
-static int codectl_step_signal(struct codectl_uframe *f)
-{
-	u64 ip, sp, fp;
-	int ret;
-
-	ret = codectl_read_u64(f->sp + SIGFRAME_RIP, &ip);
-	if (!ret)
-		ret = codectl_read_u64(f->sp + SIGFRAME_RSP, &sp);
-	if (!ret)
-		ret = codectl_read_u64(f->sp + SIGFRAME_RBP, &fp);
-	if (ret)
-		return ret;
-	/* The interrupted stack may be another one (sigaltstack). */
-	f->sigctx = f->sp + SIGFRAME_MCONTEXT;
-	f->ip = ip;
-	f->sp = sp;
-	f->fp = fp;
-	f->regs = NULL;
-	f->exact = true;
-	return STEP_OK;
-}
-
-/*
- * Move @f to its caller, whose frame starts at @cfa (its stack pointer
- * after the return), found by method @how.
- */
-static __always_inline int
-codectl_to_caller(struct codectl_uframe *f, u64 cfa, u64 ra, u64 fp,
-		  unsigned int how, unsigned int *method)
-{
-	if (cfa <= f->sp)
-		return CODECTL_STOP_SP;
-	f->ip = ra;
-	f->sp = cfa;
-	f->fp = fp;
-	*method = how;
-	return STEP_OK;
-}
-
-/* ---- SFrame ---------------------------------------------------------- */
 
 /* pt_regs offsets of the x86-64 DWARF registers 0-15 (6, 7: rbp, rsp). */
 static const unsigned int codectl_dwarf_regs[16] = {
@@ -256,10 +122,12 @@ static const u8 codectl_dwarf_sigctx[16] = {
 	13, 12, 14, 11, 9, 8, 10, 15, 0, 1, 2, 3, 4, 5, 6, 7,
 };
 
-/* The value of a rule's base register in frame @f, at CFA @cfa. */
+/* The value of a rule's base register in the current frame, at CFA @cfa. */
 static __always_inline int
-codectl_base_value(const struct codectl_uframe *f, u16 base, u64 cfa, u64 *val)
+codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 {
+	const struct codectl_uframe *f = &w->f;
+
 	switch (base) {
 	case SFRAME_BASE_SP:
 	case DWARF_RSP:
@@ -285,20 +153,20 @@ codectl_base_value(const struct codectl_uframe *f, u16 base, u64 cfa, u64 *val)
 		return STEP_OK;
 	}
 	if (f->sigctx)
-		return codectl_read_u64(f->sigctx +
+		return codectl_read_u64(w, f->sigctx +
 					8 * codectl_dwarf_sigctx[base], val);
 	return CODECTL_STOP_TABLE;
 }
 
 /* Evaluate one location of a rule (not SAME/UNDEF). */
 static __always_inline int
-codectl_loc_value(const struct codectl_uframe *f, const struct sframe_loc *loc,
+codectl_loc_value(const struct codectl_walk *w, const struct sframe_loc *loc,
 		  u64 cfa, u64 *val)
 {
 	u64 base;
 	int ret;
 
-	ret = codectl_base_value(f, loc->base, cfa, &base);
+	ret = codectl_base_value(w, loc->base, cfa, &base);
 	if (ret)
 		return ret;
 	base += (s64)loc->off;
@@ -307,28 +175,216 @@ codectl_loc_value(const struct codectl_uframe *f, const struct sframe_loc *loc,
 		return STEP_OK;
 	}
 	if (loc->kind == SFRAME_LOC_MEM)
-		return codectl_read_u64(base, val);
+		return codectl_read_u64(w, base, val);
 	return CODECTL_STOP_TABLE;
 }
 
+/* The caller's frame as a rule gives it. */
+struct codectl_caller {
+	u64 cfa;
+	u64 ra;
+	u64 fp;
+};
+
+static __always_inline int codectl_eval(const struct codectl_walk *w,
+					const struct sframe_rule *rule,
+					struct codectl_caller *c)
+{
+	int ret;
+
+	if (rule->cfa.kind != SFRAME_LOC_VAL &&
+	    rule->cfa.kind != SFRAME_LOC_MEM)
+		return CODECTL_STOP_TABLE;
+	c->fp = w->f.fp;
+	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
+	if (!ret)
+		ret = codectl_loc_value(w, &rule->ra, c->cfa, &c->ra);
+	if (!ret && rule->fp.kind != SFRAME_LOC_SAME)
+		ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
+	return ret;
+}
+
+/* Move to the caller, whose frame starts at the CFA, found by @how. */
+static __always_inline int codectl_to_caller(struct codectl_walk *w,
+					     const struct codectl_caller *c,
+					     unsigned int how)
+{
+	if (c->cfa <= w->f.sp)
+		return CODECTL_STOP_SP;
+	w->f.ip = c->ra;
+	w->f.sp = c->cfa;
+	w->f.fp = c->fp;
+	w->method = how;
+	return STEP_OK;
+}
+
+static int codectl_apply(struct codectl_walk *w, const struct sframe_rule *rule,
+			 unsigned int how)
+{
+	struct codectl_caller c;
+	int ret;
+
+	ret = codectl_eval(w, rule, &c);
+	if (ret)
+		return ret;
+	return codectl_to_caller(w, &c, how);
+}
+
+#define CODECTL_RULE(cfa_base, cfa_off, fp_kind, fp_off) {		\
+	.cfa = { SFRAME_LOC_VAL, SFRAME_BASE_##cfa_base, cfa_off },	\
+	.ra = { SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8 },			\
+	.fp = { SFRAME_LOC_##fp_kind, SFRAME_BASE_CFA, fp_off },	\
+}
+
+/* A frame-pointer frame: rbp -> saved rbp, return address above it. */
+static const struct sframe_rule codectl_rule_fp = CODECTL_RULE(FP, 16, MEM, -16);
+/* At a function's first instruction, or just after a syscall in a leaf. */
+static const struct sframe_rule codectl_rule_entry = CODECTL_RULE(SP, 8, SAME, 0);
+/* After push %rbp, before mov %rsp,%rbp. */
+static const struct sframe_rule codectl_rule_pushed = CODECTL_RULE(SP, 16, MEM, -16);
+
+/* ---- signal frames --------------------------------------------------- */
+
+/*
+ * The x86-64 rt_sigreturn trampoline (glibc's __restore_rt, musl's
+ * __restore_rt): mov $15,%rax; syscall.
+ */
+static const u8 codectl_sigreturn_code[9] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
+};
+
+/*
+ * Where struct rt_sigframe's ucontext keeps the interrupted registers,
+ * from the stack pointer at the trampoline (the handler's return popped
+ * pretcode): uc_mcontext is 40 bytes into struct ucontext, and rbp, rsp
+ * and rip are words 10, 15 and 16 of struct sigcontext.
+ */
+#define SIGFRAME_MCONTEXT	40
+#define SIGFRAME_RBP	(SIGFRAME_MCONTEXT + 10 * 8)
+#define SIGFRAME_RSP	(SIGFRAME_MCONTEXT + 15 * 8)
+#define SIGFRAME_RIP	(SIGFRAME_MCONTEXT + 16 * 8)
+
+/*
+ * The trampolines the task's handlers return to (sa_restorer, which x86-64
+ * requires), so that only a pc equal to one of them costs a read of its
+ * code.  Read without the siglock (lock-free, so NMI-safe): a handler
+ * changing meanwhile can only make a frame miss the check, and the code
+ * is checked anyway.  The running task's sighand cannot be freed under it.
+ */
+static void codectl_walk_restorers(struct codectl_walk *w)
+{
+	struct sighand_struct *sighand;
+	int i, j;
+
+	w->nr_restorers = 0;
+	rcu_read_lock();
+	sighand = rcu_dereference(current->sighand);
+	for (i = 0; sighand && i < _NSIG; i++) {
+		struct k_sigaction *ka = &sighand->action[i];
+		u64 r = (u64)(uintptr_t)READ_ONCE(ka->sa.sa_restorer);
+
+		if (!(READ_ONCE(ka->sa.sa_flags) & SA_RESTORER) || !r)
+			continue;
+		for (j = 0; j < w->nr_restorers && w->restorers[j] != r; j++)
+			;
+		if (j == w->nr_restorers &&
+		    w->nr_restorers < ARRAY_SIZE(w->restorers))
+			w->restorers[w->nr_restorers++] = r;
+	}
+	rcu_read_unlock();
+}
+
+static bool codectl_is_sigreturn_code(const struct codectl_walk *w, u64 addr)
+{
+	u8 code[sizeof(codectl_sigreturn_code)];
+
+	return !codectl_copy(w, code, addr, sizeof(code)) &&
+	       !memcmp(code, codectl_sigreturn_code, sizeof(code));
+}
+
+/* Is the pc the trampoline's first instruction (or, if exact, its syscall)? */
+static bool codectl_at_sigreturn(struct codectl_walk *w)
+{
+	const struct codectl_uframe *f = &w->f;
+	int i;
+
+	if (w->nr_restorers < 0)
+		codectl_walk_restorers(w);
+	for (i = 0; i < w->nr_restorers; i++) {
+		if (f->ip == w->restorers[i])
+			return codectl_is_sigreturn_code(w, f->ip);
+		/* Interrupted between the mov and the syscall. */
+		if (f->exact && f->ip == w->restorers[i] + 7)
+			return codectl_is_sigreturn_code(w, f->ip - 7);
+	}
+	return false;
+}
+
+/* The interrupted frame, from the signal frame at the stack pointer. */
+static int codectl_step_signal(struct codectl_walk *w)
+{
+	struct codectl_uframe *f = &w->f;
+	u64 ip, sp, fp;
+	int ret;
+
+	ret = codectl_read_u64(w, f->sp + SIGFRAME_RIP, &ip);
+	if (!ret)
+		ret = codectl_read_u64(w, f->sp + SIGFRAME_RSP, &sp);
+	if (!ret)
+		ret = codectl_read_u64(w, f->sp + SIGFRAME_RBP, &fp);
+	if (ret)
+		return ret;
+	/* The interrupted stack may be another one (sigaltstack). */
+	f->sigctx = f->sp + SIGFRAME_MCONTEXT;
+	f->ip = ip;
+	f->sp = sp;
+	f->fp = fp;
+	f->regs = NULL;
+	f->exact = true;
+	w->method = CODECTL_FRAME_SIGNAL;
+	return STEP_OK;
+}
+
+/* ---- SFrame ---------------------------------------------------------- */
+
+/* The decoder's reader for a section in user memory, in the walk's mode. */
+static int codectl_walk_sframe_read(void *ctx, u64 off, void *dst, u32 len)
+{
+	struct codectl_sec_cache *c =
+		container_of((struct sframe_sec *)ctx, struct codectl_sec_cache,
+			     sec);
+
+	return codectl_copy(c->walk, dst, c->sec.addr + off, len) ? -1 : 0;
+}
+
+/*
+ * A registration's section in user memory, read through this walk: the
+ * set-up made at registration (with its FDE index) when there is one, else
+ * set up here from the section's header.
+ */
 static const struct sframe_sec *
 codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 {
 	struct codectl_sec_cache *c;
 	unsigned int i;
 
-	/* Set up at registration, with its FDE index if it had room. */
-	if (reg->sframe_sec)
-		return reg->sframe_sec;
 	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
 		if (w->cache[i].reg == reg)
 			return w->cache[i].err ? NULL : &w->cache[i].sec;
 	c = &w->cache[w->next];
 	w->next = (w->next + 1) % ARRAY_SIZE(w->cache);
 	c->reg = reg;
+	c->walk = w;
+	if (reg->sframe_sec) {
+		c->sec = *reg->sframe_sec;
+		c->sec.read = codectl_walk_sframe_read;
+		c->sec.ctx = &c->sec;
+		c->err = 0;
+		return &c->sec;
+	}
 	c->err = sframe_init(&c->sec, reg->sframe_start,
 			     reg->sframe_end - reg->sframe_start, NULL,
-			     codectl_sframe_read, &c->sec);
+			     codectl_walk_sframe_read, &c->sec);
 	if (c->err)
 		return NULL;
 	c->sec.text_start = reg->text_start;
@@ -336,16 +392,40 @@ codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 	return &c->sec;
 }
 
+/* The rule for @pc from a section in user memory, into @buf. */
+static int codectl_sframe_decode(struct codectl_walk *w,
+				 const struct codectl_reg *reg, u64 pc,
+				 struct sframe_rule *buf)
+{
+	const struct sframe_sec *sec = codectl_walk_sec(w, reg);
+	int err;
+
+	if (!sec) {
+		if (!w->nofault)
+			return CODECTL_STOP_TABLE;
+		/* Perhaps only its header's page is not resident. */
+		w->fallbacks++;
+		return STEP_NO_RULE;
+	}
+	err = sframe_find(sec, pc, buf);
+	if (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE)
+		return STEP_NO_RULE;
+	if (err == SFRAME_E_READ) {
+		if (!w->nofault)
+			return CODECTL_STOP_FAULT;
+		/* Never wait for the page: frame pointers may still do. */
+		w->fallbacks++;
+		return STEP_NO_RULE;
+	}
+	return err ? CODECTL_STOP_TABLE : STEP_OK;
+}
+
 static int codectl_step_sframe(struct codectl_walk *w,
-			       const struct codectl_reg *reg,
-			       struct codectl_uframe *f, u64 pc,
-			       unsigned int *method)
+			       const struct codectl_reg *reg, u64 pc)
 {
 	const struct sframe_rule *rule;
-	const struct sframe_sec *sec;
 	struct sframe_rule decoded;
-	u64 cfa, ra, fp = f->fp;
-	int err, ret;
+	int ret;
 
 	if (reg->sframe_flat) {
 		/* Built at registration: one binary search, nothing read. */
@@ -353,48 +433,30 @@ static int codectl_step_sframe(struct codectl_walk *w,
 		if (!rule)
 			return STEP_NO_RULE;
 	} else {
-		sec = codectl_walk_sec(w, reg);
-		if (!sec)
-			return CODECTL_STOP_TABLE;
-		err = sframe_find(sec, pc, &decoded);
-		if (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE)
-			return STEP_NO_RULE;
-		if (err == SFRAME_E_READ)
-			return CODECTL_STOP_FAULT;
-		if (err)
-			return CODECTL_STOP_TABLE;
+		ret = codectl_sframe_decode(w, reg, pc, &decoded);
+		if (ret)
+			return ret;
 		rule = &decoded;
 	}
-	if (rule->flags & SFRAME_RULE_SIGNAL) {
-		*method = CODECTL_FRAME_SIGNAL;
-		return codectl_step_signal(f);
-	}
+	if (rule->flags & SFRAME_RULE_SIGNAL)
+		return codectl_step_signal(w);
 	if (rule->flags & SFRAME_RULE_OUTERMOST ||
 	    rule->ra.kind == SFRAME_LOC_UNDEF)
 		return CODECTL_STOP_OUTERMOST;
-	if (rule->cfa.kind != SFRAME_LOC_VAL &&
-	    rule->cfa.kind != SFRAME_LOC_MEM)
-		return CODECTL_STOP_TABLE;
-	ret = codectl_loc_value(f, &rule->cfa, 0, &cfa);
-	if (!ret)
-		ret = codectl_loc_value(f, &rule->ra, cfa, &ra);
-	if (!ret && rule->fp.kind != SFRAME_LOC_SAME)
-		ret = codectl_loc_value(f, &rule->fp, cfa, &fp);
-	if (ret)
-		return ret;
-	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_SFRAME, method);
+	return codectl_apply(w, rule, CODECTL_FRAME_SFRAME);
 }
 
 /* ---- JIT tables ------------------------------------------------------ */
 
 /* Read entry @i of a table: the known part, the rest of ours zeroed. */
-static int codectl_jit_entry(u64 fres, const struct codectl_jit_unwind_table *tab,
+static int codectl_jit_entry(const struct codectl_walk *w, u64 fres,
+			     const struct codectl_jit_unwind_table *tab,
 			     u64 i, struct codectl_jit_unwind_fre *e)
 {
 	size_t len = min_t(size_t, tab->fre_size, sizeof(*e));
 
 	memset(e, 0, sizeof(*e));
-	if (copy_from_user(e, u64_to_user_ptr(fres + i * tab->fre_stride), len))
+	if (codectl_copy(w, e, fres + i * tab->fre_stride, len))
 		return CODECTL_STOP_FAULT;
 	return STEP_OK;
 }
@@ -405,7 +467,8 @@ static int codectl_jit_entry(u64 fres, const struct codectl_jit_unwind_table *ta
  * entry order that does not hold (the table changed under us) ends the
  * walk.
  */
-static int codectl_jit_find(const struct codectl_reg *reg, u64 off,
+static int codectl_jit_find(const struct codectl_walk *w,
+			    const struct codectl_reg *reg, u64 off,
 			    struct codectl_jit_unwind_fre *e)
 {
 	struct codectl_jit_unwind_table tab;
@@ -416,7 +479,7 @@ static int codectl_jit_find(const struct codectl_reg *reg, u64 off,
 		u64 fres = head + sizeof(tab), lo = 0, hi, n;
 		int ret;
 
-		if (copy_from_user(&tab, u64_to_user_ptr(head), sizeof(tab)))
+		if (codectl_copy(w, &tab, head, sizeof(tab)))
 			return CODECTL_STOP_FAULT;
 		/* used_len, then the entries it covers: acquire. */
 		smp_rmb();
@@ -427,7 +490,7 @@ static int codectl_jit_find(const struct codectl_reg *reg, u64 off,
 		while (lo < hi) {
 			u64 mid = lo + (hi - lo) / 2;
 
-			ret = codectl_jit_entry(fres, &tab, mid, e);
+			ret = codectl_jit_entry(w, fres, &tab, mid, e);
 			if (ret)
 				return ret;
 			if (off < e->ip_off)
@@ -439,7 +502,7 @@ static int codectl_jit_find(const struct codectl_reg *reg, u64 off,
 		}
 		/* Below this table's last entry: no later table covers it. */
 		if (n) {
-			ret = codectl_jit_entry(fres, &tab, n - 1, e);
+			ret = codectl_jit_entry(w, fres, &tab, n - 1, e);
 			if (ret)
 				return ret;
 			if (off < (u64)e->ip_off + e->size)
@@ -450,33 +513,43 @@ static int codectl_jit_find(const struct codectl_reg *reg, u64 off,
 	return head ? CODECTL_STOP_TABLE : STEP_NO_RULE;
 }
 
-static int codectl_step_jit(const struct codectl_reg *reg,
-			    struct codectl_uframe *f, u64 pc,
-			    unsigned int *method)
+static int codectl_step_jit(struct codectl_walk *w,
+			    const struct codectl_reg *reg, u64 pc)
 {
 	struct codectl_jit_unwind_fre e;
-	u64 cfa, ra, fp = f->fp;
+	struct sframe_rule rule = { };
 	int ret;
 
-	ret = codectl_jit_find(reg, pc - reg->text_start, &e);
+	ret = codectl_jit_find(w, reg, pc - reg->text_start, &e);
 	if (ret)
 		return ret;
 	if (e.info & CODECTL_JIT_FRE_OUTERMOST)
 		return CODECTL_STOP_OUTERMOST;
-	cfa = (e.info & CODECTL_JIT_FRE_CFA_BASE_FP ? f->fp : f->sp) +
-	      (s64)e.cfa_off;
-	ret = codectl_read_u64(cfa + (s64)e.ra_off, &ra);
-	if (!ret && e.info & CODECTL_JIT_FRE_FP_SAVED)
-		ret = codectl_read_u64(cfa + (s64)e.fp_off, &fp);
-	if (ret)
-		return ret;
-	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_JIT, method);
+	rule.cfa = (struct sframe_loc) {
+		SFRAME_LOC_VAL,
+		e.info & CODECTL_JIT_FRE_CFA_BASE_FP ? SFRAME_BASE_FP :
+						       SFRAME_BASE_SP,
+		e.cfa_off,
+	};
+	rule.ra = (struct sframe_loc) {
+		SFRAME_LOC_MEM, SFRAME_BASE_CFA, e.ra_off
+	};
+	if (e.info & CODECTL_JIT_FRE_FP_SAVED)
+		rule.fp = (struct sframe_loc) {
+			SFRAME_LOC_MEM, SFRAME_BASE_CFA, e.fp_off
+		};
+	return codectl_apply(w, &rule, CODECTL_FRAME_JIT);
 }
 
 /* ---- frame pointers -------------------------------------------------- */
 
-/* Is @addr in registered code or in an executable mapping? */
-static bool codectl_in_code(struct codectl_walk *w, u64 addr)
+/*
+ * Is @addr in code: registered code, else an executable mapping?  Without
+ * faults (NMI, IRQ) the mmap lock cannot be taken, so there only
+ * registered code and the executable's text (which exec recorded in the
+ * mm) count.
+ */
+static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
@@ -484,6 +557,9 @@ static bool codectl_in_code(struct codectl_walk *w, u64 addr)
 
 	if (w->set && codectl_set_find(w->set, addr))
 		return true;
+	if (w->nofault)
+		return addr >= READ_ONCE(mm->start_code) &&
+		       addr < READ_ONCE(mm->end_code);
 	if (mmap_read_lock_killable(mm))
 		return false;
 	vma = find_vma(mm, addr);
@@ -497,13 +573,13 @@ static bool codectl_in_code(struct codectl_walk *w, u64 addr)
  * e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or 7 bytes in all.  (The
  * bytes alone are not enough: stack data can look like a call.)
  */
-static bool codectl_after_call(struct codectl_walk *w, u64 ra)
+static bool codectl_after_call(const struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
 	unsigned int len;
 
 	if (ra < sizeof(b) || !codectl_in_code(w, ra) ||
-	    copy_from_user(b, u64_to_user_ptr(ra - 8), 8))
+	    codectl_copy(w, b, ra - 8, 8))
 		return false;
 	if (b[3] == 0xe8)
 		return true;
@@ -521,42 +597,38 @@ static bool codectl_after_call(struct codectl_walk *w, u64 ra)
  * at its first instruction (push %rbp, or endbr64 before it), right after
  * the push (mov %rsp,%rbp), or in a leaf system call wrapper (the pc
  * right after a syscall instruction, the return address on top of the
- * stack).
+ * stack).  The return address this guesses must follow a call in code.
  */
-static int codectl_step_entry(struct codectl_walk *w, struct codectl_uframe *f,
-			      unsigned int *method)
+static int codectl_step_entry(struct codectl_walk *w)
 {
+	const struct sframe_rule *rule;
+	struct codectl_caller c;
+	u64 ip = w->f.ip;
 	u8 code[4], prev[3];
-	u64 ra, fp = f->fp, cfa;
 
-	if (copy_from_user(code, u64_to_user_ptr(f->ip), sizeof(code)))
+	if (codectl_copy(w, code, ip, sizeof(code)))
 		return STEP_NO_RULE;
-	if (copy_from_user(prev, u64_to_user_ptr(f->ip - 3), sizeof(prev)))
+	if (codectl_copy(w, prev, ip - 3, sizeof(prev)))
 		memset(prev, 0, sizeof(prev));
 	if (code[0] == 0x55 ||
 	    (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&
-	     code[3] == 0xfa)) {
-		cfa = f->sp + 8;
-	} else if (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5 &&
-		   prev[2] == 0x55) {
-		if (codectl_read_u64(f->sp, &fp))
-			return STEP_NO_RULE;
-		cfa = f->sp + 16;
-	} else if (prev[1] == 0x0f && prev[2] == 0x05) {
-		cfa = f->sp + 8;
-	} else {
+	     code[3] == 0xfa))
+		rule = &codectl_rule_entry;
+	else if (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5 &&
+		 prev[2] == 0x55)
+		rule = &codectl_rule_pushed;
+	else if (prev[1] == 0x0f && prev[2] == 0x05)
+		rule = &codectl_rule_entry;
+	else
 		return STEP_NO_RULE;
-	}
-	if (codectl_read_u64(cfa - 8, &ra) || !codectl_after_call(w, ra))
+	if (codectl_eval(w, rule, &c) || !codectl_after_call(w, c.ra))
 		return STEP_NO_RULE;
-	return codectl_to_caller(f, cfa, ra, fp, CODECTL_FRAME_FP_ENTRY,
-				 method);
+	return codectl_to_caller(w, &c, CODECTL_FRAME_FP_ENTRY);
 }
 
-static int codectl_step_fp(struct codectl_uframe *f, unsigned int *method)
+static int codectl_step_fp(struct codectl_walk *w)
 {
-	u64 ra, fp;
-	int ret;
+	const struct codectl_uframe *f = &w->f;
 
 	if (!f->fp)
 		return CODECTL_STOP_END;
@@ -564,22 +636,15 @@ static int codectl_step_fp(struct codectl_uframe *f, unsigned int *method)
 		return CODECTL_STOP_ALIGN;
 	if (f->fp < f->sp)
 		return CODECTL_STOP_SP;
-	ret = codectl_read_u64(f->fp + 8, &ra);
-	if (!ret)
-		ret = codectl_read_u64(f->fp, &fp);
-	if (ret)
-		return ret;
-	return codectl_to_caller(f, f->fp + 16, ra, fp, CODECTL_FRAME_FP,
-				 method);
+	return codectl_apply(w, &codectl_rule_fp, CODECTL_FRAME_FP);
 }
 
 /* ---- the walk -------------------------------------------------------- */
 
-/* From frame @f to its caller; *@method says how. */
-static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
-			unsigned int *method)
+/* From the current frame to its caller. */
+static int codectl_step(struct codectl_walk *w)
 {
-	u64 pc = f->exact ? f->ip : f->ip - 1;
+	u64 pc = w->f.exact ? w->f.ip : w->f.ip - 1;
 	const struct codectl_reg *reg = NULL;
 	int ret = STEP_NO_RULE;
 
@@ -588,10 +653,8 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 	 * whatever tables say: v1 and v2 cannot mark one, and a trampoline
 	 * with ordinary CFI gets an ordinary FDE there.
 	 */
-	if (codectl_at_sigreturn(w, f)) {
-		*method = CODECTL_FRAME_SIGNAL;
-		return codectl_step_signal(f);
-	}
+	if (codectl_at_sigreturn(w))
+		return codectl_step_signal(w);
 	/* Callers are often in the same object: try its range first. */
 	if (w->last && pc >= w->last->text_start && pc < w->last->text_end)
 		reg = w->last;
@@ -599,30 +662,124 @@ static int codectl_step(struct codectl_walk *w, struct codectl_uframe *f,
 		reg = codectl_set_find(w->set, pc);
 	w->last = reg;
 	if (reg && reg->sframe_start && !(w->flags & CODECTL_UNWIND_NO_SFRAME))
-		ret = codectl_step_sframe(w, reg, f, pc, method);
+		ret = codectl_step_sframe(w, reg, pc);
 	else if (reg && reg->kind == CODECTL_KIND_JIT &&
 		 !(w->flags & CODECTL_UNWIND_NO_JIT))
-		ret = codectl_step_jit(reg, f, pc, method);
+		ret = codectl_step_jit(w, reg, pc);
 	if (ret != STEP_NO_RULE)
 		return ret;
 	if (w->flags & CODECTL_UNWIND_NO_FP)
 		return CODECTL_STOP_TABLE;
-	if (f->exact && codectl_step_entry(w, f, method) == STEP_OK)
+	if (w->f.exact && codectl_step_entry(w) == STEP_OK)
 		return STEP_OK;
-	return codectl_step_fp(f, method);
+	return codectl_step_fp(w);
 }
 
-static void codectl_walk_done(struct codectl_walk *w, struct codectl_trace *t)
+/**
+ * codectl_walk_start() - begin a walk of the current task's user stack
+ * @w:		the walk
+ * @regs:	the task's user registers (frame 0 is their pc)
+ * @flags:	CODECTL_UNWIND_NO_* methods to leave out
+ * @nofault:	never fault or sleep: for NMI, IRQ, interrupts or page faults
+ *		off.  The caller then holds rcu_read_lock() from here to
+ *		codectl_walk_end(), under which the registrations are read;
+ *		else the walk takes a reference to them and may sleep
+ *
+ * Lock-free and allocation-free in @nofault mode.  On return @w->f is
+ * frame 0, or @w->stop says why there is none (CODECTL_STOP_NO_USER: a
+ * kernel thread, an exiting task, no user registers).
+ */
+void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
+			unsigned int flags, bool nofault)
+{
+	/* user_mode() and user_64bit_mode() only read, but take no const. */
+	struct pt_regs *r = (struct pt_regs *)regs;
+
+	w->stop = 0;
+	w->nofault = nofault;
+	w->flags = flags;
+	w->set = NULL;
+	w->last = NULL;
+	w->nr_restorers = -1;
+	w->next = 0;
+	w->cache[0].reg = NULL;
+	w->cache[1].reg = NULL;
+	memset(w->frames, 0, sizeof(w->frames));
+	w->fallbacks = 0;
+	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
+	    !r || !user_mode(r)) {
+		w->stop = CODECTL_STOP_NO_USER;
+		return;
+	}
+	w->f = (struct codectl_uframe) {
+		.ip = r->ip, .sp = r->sp, .fp = r->bp, .regs = r, .exact = true,
+	};
+	w->method = CODECTL_FRAME_REGS;
+	w->frames[CODECTL_FRAME_REGS]++;
+	/* 32-bit code: its pc, and no unwinder for it. */
+	w->only_pc = !user_64bit_mode(r);
+	if (w->only_pc)
+		return;
+	if (nofault)
+		w->set = codectl_mm_set_rcu(current->mm);
+	else
+		w->set = codectl_mm_snapshot(current->mm);
+}
+
+/**
+ * codectl_walk_next() - step to the caller of the current frame
+ * @w:		a walk whose @w->stop is 0
+ *
+ * On return @w->f is the caller and @w->method how it was found, or
+ * @w->stop says why the walk ended.
+ */
+void codectl_walk_next(struct codectl_walk *w)
+{
+	int ret;
+
+	if (w->only_pc) {
+		w->stop = CODECTL_STOP_TABLE;
+		return;
+	}
+	ret = codectl_step(w);
+	if (!ret && !w->f.ip)
+		ret = CODECTL_STOP_END;
+	if (!ret && !codectl_user_addr(w->f.ip))
+		ret = CODECTL_STOP_SP;
+	if (ret) {
+		w->stop = ret;
+		return;
+	}
+	if (w->method != CODECTL_FRAME_SIGNAL) {
+		w->f.exact = false;
+		w->f.sigctx = 0;
+	}
+	w->f.regs = NULL;
+	w->frames[w->method]++;
+}
+
+/**
+ * codectl_walk_end() - finish a walk and count it
+ * @w:		the walk; a walk still running was stopped by its consumer,
+ *		which had no room: CODECTL_STOP_DEPTH
+ * @c:		the counters to add it to
+ */
+void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 {
 	unsigned int i;
 
-	codectl_set_put(w->set);
-	atomic64_inc(&codectl_unwind_counters.unwinds);
-	atomic64_inc(&codectl_unwind_counters.stops[t->stop]);
+	if (!w->stop)
+		w->stop = CODECTL_STOP_DEPTH;
+	if (!w->nofault)
+		codectl_set_put(w->set);
+	w->set = NULL;
+	atomic64_inc(&c->walks);
+	atomic64_inc(&c->stops[w->stop]);
 	for (i = 0; i < ARRAY_SIZE(w->frames); i++)
 		if (w->frames[i])
-			atomic64_add(w->frames[i],
-				     &codectl_unwind_counters.frames[i]);
+			atomic64_add(w->frames[i], &c->frames[i]);
+	if (w->fallbacks)
+		atomic64_add(w->fallbacks, &c->fallbacks);
 }
 
 /**
@@ -635,61 +792,19 @@ static void codectl_walk_done(struct codectl_walk *w, struct codectl_trace *t)
  */
 void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 {
-	struct pt_regs *regs = task_pt_regs(current);
-	struct codectl_walk w = { .flags = flags, .nr_restorers = -1 };
-	struct codectl_uframe f;
-	unsigned int method = CODECTL_FRAME_REGS;
-	int ret;
+	struct codectl_walk w;
 
 	t->nr = 0;
-	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
-	    !user_mode(regs)) {
-		t->stop = CODECTL_STOP_NO_USER;
-		codectl_walk_done(&w, t);
-		return;
+	codectl_walk_start(&w, task_pt_regs(current), flags, false);
+	while (!w.stop) {
+		t->ips[t->nr] = w.f.ip;
+		t->methods[t->nr] = w.method;
+		if (++t->nr == t->max)
+			break;
+		codectl_walk_next(&w);
 	}
-	/* 32-bit code: its pc, and no unwinder for it. */
-	if (!user_64bit_mode(regs)) {
-		t->ips[t->nr] = regs->ip;
-		t->methods[t->nr++] = CODECTL_FRAME_REGS;
-		w.frames[CODECTL_FRAME_REGS]++;
-		t->stop = CODECTL_STOP_TABLE;
-		codectl_walk_done(&w, t);
-		return;
-	}
-	w.set = codectl_mm_snapshot(current->mm);
-	f = (struct codectl_uframe) {
-		.ip = regs->ip, .sp = regs->sp, .fp = regs->bp,
-		.regs = regs, .exact = true,
-	};
-	for (;;) {
-		t->ips[t->nr] = f.ip;
-		t->methods[t->nr] = method;
-		w.frames[method]++;
-		if (++t->nr == t->max) {
-			t->stop = CODECTL_STOP_DEPTH;
-			break;
-		}
-		ret = codectl_step(&w, &f, &method);
-		if (ret) {
-			t->stop = ret;
-			break;
-		}
-		if (!f.ip) {
-			t->stop = CODECTL_STOP_END;
-			break;
-		}
-		if (!codectl_user_addr(f.ip)) {
-			t->stop = CODECTL_STOP_SP;
-			break;
-		}
-		if (method != CODECTL_FRAME_SIGNAL) {
-			f.exact = false;
-			f.sigctx = 0;
-		}
-		f.regs = NULL;
-	}
-	codectl_walk_done(&w, t);
+	codectl_walk_end(&w, &codectl_unwind_counters.walk);
+	t->stop = w.stop;
 }
 
 /* ---- ioctls and debugfs ---------------------------------------------- */
@@ -741,17 +856,39 @@ out:
 	return ret;
 }
 
+/* Names of CODECTL_FRAME_* and CODECTL_STOP_* in debugfs. */
+const char * const codectl_frame_names[8] = {
+	[CODECTL_FRAME_REGS] = "regs",
+	[CODECTL_FRAME_SFRAME] = "sframe",
+	[CODECTL_FRAME_JIT] = "jit",
+	[CODECTL_FRAME_FP] = "fp",
+	[CODECTL_FRAME_FP_ENTRY] = "fp_entry",
+	[CODECTL_FRAME_SIGNAL] = "signal",
+};
+
+const char * const codectl_stop_names[16] = {
+	[CODECTL_STOP_OUTERMOST] = "outermost",
+	[CODECTL_STOP_END] = "end",
+	[CODECTL_STOP_DEPTH] = "depth",
+	[CODECTL_STOP_FAULT] = "fault",
+	[CODECTL_STOP_SP] = "sp",
+	[CODECTL_STOP_ALIGN] = "align",
+	[CODECTL_STOP_TABLE] = "table",
+	[CODECTL_STOP_NO_USER] = "no_user",
+	[CODECTL_STOP_NOMEM] = "nomem",
+};
+
 static void codectl_unwind_stats_get(struct codectl_unwind_stats *s)
 {
 	struct codectl_unwind_counters *c = &codectl_unwind_counters;
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
-	s->unwinds = atomic64_read(&c->unwinds);
+	s->unwinds = atomic64_read(&c->walk.walks);
 	for (i = 0; i < ARRAY_SIZE(s->frames); i++)
-		s->frames[i] = atomic64_read(&c->frames[i]);
+		s->frames[i] = atomic64_read(&c->walk.frames[i]);
 	for (i = 0; i < ARRAY_SIZE(s->stops); i++)
-		s->stops[i] = atomic64_read(&c->stops[i]);
+		s->stops[i] = atomic64_read(&c->walk.stops[i]);
 	s->requests = atomic64_read(&c->requests);
 	s->callbacks = atomic64_read(&c->callbacks);
 }
@@ -784,34 +921,19 @@ long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
  */
 int codectl_unwind_show(struct seq_file *m, void *v)
 {
-	static const char * const frames[] = {
-		[CODECTL_FRAME_REGS] = "regs",
-		[CODECTL_FRAME_SFRAME] = "sframe",
-		[CODECTL_FRAME_JIT] = "jit",
-		[CODECTL_FRAME_FP] = "fp",
-		[CODECTL_FRAME_FP_ENTRY] = "fp_entry",
-		[CODECTL_FRAME_SIGNAL] = "signal",
-	};
-	static const char * const stops[] = {
-		[CODECTL_STOP_OUTERMOST] = "outermost",
-		[CODECTL_STOP_END] = "end",
-		[CODECTL_STOP_DEPTH] = "depth",
-		[CODECTL_STOP_FAULT] = "fault",
-		[CODECTL_STOP_SP] = "sp",
-		[CODECTL_STOP_ALIGN] = "align",
-		[CODECTL_STOP_TABLE] = "table",
-		[CODECTL_STOP_NO_USER] = "no_user",
-		[CODECTL_STOP_NOMEM] = "nomem",
-	};
 	struct codectl_unwind_stats s;
 	unsigned int i;
 
 	codectl_unwind_stats_get(&s);
 	seq_printf(m, "unwinds %llu\nrequests %llu\ncallbacks %llu\n",
 		   s.unwinds, s.requests, s.callbacks);
-	for (i = 1; i < ARRAY_SIZE(frames); i++)
-		seq_printf(m, "frames_%s %llu\n", frames[i], s.frames[i]);
-	for (i = 1; i < ARRAY_SIZE(stops); i++)
-		seq_printf(m, "stop_%s %llu\n", stops[i], s.stops[i]);
+	for (i = 1; i < ARRAY_SIZE(codectl_frame_names); i++)
+		if (codectl_frame_names[i])
+			seq_printf(m, "frames_%s %llu\n", codectl_frame_names[i],
+				   s.frames[i]);
+	for (i = 1; i < ARRAY_SIZE(codectl_stop_names); i++)
+		if (codectl_stop_names[i])
+			seq_printf(m, "stop_%s %llu\n", codectl_stop_names[i],
+				   s.stops[i]);
 	return 0;
 }

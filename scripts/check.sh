@@ -11,6 +11,8 @@
 #                  sparse (C=2 W=1)
 #   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm),
 #                  the unwinding tests of tests/vm/unwind included
+#   tracers-SERIES perf, trace-cmd and bpftrace from Debian get complete
+#                  user stacks through the module's hooks (tests/vm/tracers.sh)
 #   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
 #
@@ -120,6 +122,25 @@ vm_stage() {
 		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
 }
 
+# perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
+# module's tracer hooks (tests/vm/tracers.sh).  bpftrace's LLVM wants 3 GB.
+tracers_stage() {
+	local series=$1 ko t a=()
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	for t in /usr/bin/perf /usr/bin/trace-cmd /usr/bin/bpftrace \
+		 /usr/lib/x86_64-linux-gnu/traceevent; do
+		[ -e "$t" ] || { echo "not ok - $t is missing (scripts/setup.sh)"; return 1; }
+		a+=(-a "$t")
+	done
+	"$top/scripts/vm-run.sh" -k "$series" -t 900 -m 3072 \
+		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
+		-a "$top/tests/vm/unwind/build:/tests/unwind" \
+		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh /tests/tracers.sh /codectl.ko
+}
+
 # The kernel's verdict (CHECK_SFRAME) on every real fixture.
 files_stage() {
 	local series=$1 ko fx=$cache/sframe-fixtures a=() t files
@@ -149,6 +170,7 @@ fi
 for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 	run_stage "vm-$s" vm_stage "$s"
+	run_stage "tracers-$s" tracers_stage "$s"
 	[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done

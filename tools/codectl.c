@@ -11,7 +11,10 @@
  *                            .eh_frame where an object has none
  *                            (codectl_register_all())
  *   codectl unwind           the unwinder's counters: unwinds, frames by
- *                            method, stops by reason (any user)
+ *                            method, stops by reason; then each tracer
+ *                            hook's (perf, ftrace, deferred): attached,
+ *                            calls redirected and declined, its frames
+ *                            and stops (any user)
  *   codectl synth [-o OUT] [-a ADDR] [-n N] FILE...
  *                            SFrame synthesised from each FILE's .eh_frame
  *                            (codectl_sframe_synth()): coverage, size and
@@ -125,6 +128,38 @@ static int cmd_self(int all)
 	return list_registrations();
 }
 
+/* The tracer hooks: one block per kernel function. */
+static int cmd_hooks(void)
+{
+	struct codectl_hook_stats h;
+	unsigned int n, i;
+
+	for (n = 0; !codectl_hook_stats(n, &h); n++) {
+		printf("hook %s: %s%s", h.name,
+		       h.flags & CODECTL_HOOK_ATTACHED ? "attached" : "detached",
+		       h.flags & CODECTL_HOOK_FTRACE ? " (ftrace)" : "");
+		if (h.error)
+			printf(", last attach failed: %s", strerror(-h.error));
+		printf("\n  calls %" PRIu64 " redirected %" PRIu64
+		       " declined %" PRIu64 " missed %" PRIu64
+		       " sframe_fallbacks %" PRIu64 "\n  frames",
+		       (uint64_t)h.calls, (uint64_t)h.redirected,
+		       (uint64_t)h.declined, (uint64_t)h.missed,
+		       (uint64_t)h.fallbacks);
+		for (i = CODECTL_FRAME_REGS; i <= CODECTL_FRAME_SIGNAL; i++)
+			printf(" %s %" PRIu64, codectl_frame_name(i),
+			       (uint64_t)h.frames[i]);
+		printf("\n  stops");
+		for (i = CODECTL_STOP_OUTERMOST; i < CODECTL_STOP_NR; i++)
+			printf(" %s %" PRIu64, codectl_stop_name(i),
+			       (uint64_t)h.stops[i]);
+		printf("\n");
+	}
+	if (errno != ENOENT)
+		return fail("hook stats");
+	return 0;
+}
+
 static int cmd_unwind(void)
 {
 	struct codectl_unwind_stats s;
@@ -141,7 +176,7 @@ static int cmd_unwind(void)
 	for (i = CODECTL_STOP_OUTERMOST; i < CODECTL_STOP_NR; i++)
 		printf("stop_%s %" PRIu64 "\n", codectl_stop_name(i),
 		       (uint64_t)s.stops[i]);
-	return 0;
+	return cmd_hooks();
 }
 
 static double pct(uint64_t part, uint64_t whole)

@@ -106,6 +106,15 @@ int codectl_unwind_request(uint64_t *cookie);
 int codectl_unwind_stats(struct codectl_unwind_stats *stats);
 
 /*
+ * codectl_hook_stats - the counters of tracer hook @index (0, 1, ...):
+ * the kernel function it attaches to, whether it is attached, calls
+ * redirected to codectl's unwinder and left to the kernel, frames by
+ * method, walks by stop reason.  Returns 0, or -1 with errno (ENOENT past
+ * the last hook).
+ */
+int codectl_hook_stats(unsigned int index, struct codectl_hook_stats *stats);
+
+/*
  * codectl_frame_name, codectl_stop_name - short names of CODECTL_FRAME_*
  * methods ("sframe", "fp", ...) and CODECTL_STOP_* reasons ("end",
  * "depth", ...), as debugfs codectl/unwind spells them; "unknown" for

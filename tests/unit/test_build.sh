@@ -18,6 +18,7 @@ codectl_close
 codectl_elf_info_from_phdr
 codectl_frame_name
 codectl_get_fd
+codectl_hook_stats
 codectl_query
 codectl_register_all
 codectl_register_elf

@@ -117,6 +117,8 @@ static const struct test_case tests[] = {
 	T(deferred_consumer_module, "another module's consumer: cookie, one callback per entry"),
 	T(deferred_selftest_exit, "SELFTEST: target thread exits with requests pending"),
 	T(deferred_selftest_kill, "SELFTEST: target process SIGKILLed while armed"),
+	T(hook_stats, "HOOK_STATS: the tracer hooks, attached; EINVAL, ENOENT, EFAULT"),
+	T(hooks_param, "hooks=0/1 detaches and attaches every hook; hooks=maybe EINVAL"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))

@@ -296,5 +296,6 @@ TEST(deferred_blocking_read); TEST(deferred_overflow); TEST(deferred_threads);
 TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_remote);
 TEST(deferred_selftest_errors); TEST(deferred_consumer_module);
 TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
+TEST(hook_stats); TEST(hooks_param);
 
 #endif /* CODECTL_TEST_H */

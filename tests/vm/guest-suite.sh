@@ -77,7 +77,7 @@ munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
-deferred_selftest_errors"
+deferred_selftest_errors hook_stats"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.

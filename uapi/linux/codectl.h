@@ -668,6 +668,50 @@ struct codectl_selftest_args {
 
 #define CODECTL_SELFTEST_REMOTE		0x1
 
+/**
+ * struct codectl_hook_stats - CODECTL_IOC_HOOK_STATS: one tracer hook
+ * @index:	in: which hook, from 0; past the last one: ENOENT
+ * @flags:	out: CODECTL_HOOK_* bits
+ * @error:	out: the (negative) errno of the last attach that failed,
+ *		or 0
+ * @__reserved:	in: must be 0 (else EINVAL)
+ * @name:	out: the kernel function it attaches to, NUL-terminated
+ * @calls:	out: calls of that function seen since load
+ * @redirected:	out: calls whose work codectl's unwinder did
+ * @declined:	out: calls left to the kernel's own code (a task without
+ *		registrations, a 32-bit task, a guest's sample, ...)
+ * @missed:	out: calls the kprobe could not see (another probe was
+ *		running on that CPU): the kernel's own code ran
+ * @walks:	out: stacks walked (= redirected calls)
+ * @fallbacks:	out: SFrame steps that fell back to frame pointers
+ *		because the section's page was not resident
+ * @frames:	out: frames produced, by CODECTL_FRAME_* (index 0 unused)
+ * @stops:	out: walks ended, by CODECTL_STOP_* (index 0 unused)
+ *
+ * The hooks are kprobes on the kernel functions that walk user stacks
+ * for perf (and BPF's user stacks), ftrace's userstacktrace option and,
+ * where the kernel has it, the deferred unwinder.  Also in debugfs,
+ * codectl/hooks.
+ */
+struct codectl_hook_stats {
+	__u32 index;
+	__u32 flags;
+	__s32 error;
+	__u32 __reserved;
+	char name[32];
+	__u64 calls;
+	__u64 redirected;
+	__u64 declined;
+	__u64 missed;
+	__u64 walks;
+	__u64 fallbacks;
+	__u64 frames[8];
+	__u64 stops[16];
+};
+
+#define CODECTL_HOOK_ATTACHED		0x1	/* the kprobe is registered */
+#define CODECTL_HOOK_FTRACE		0x2	/* ... on the ftrace site */
+
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)
 #define CODECTL_IOC_UNWIND_REQUEST	_IOR(CODECTL_IOC_MAGIC, 0x41, __u64)
@@ -677,5 +721,7 @@ struct codectl_selftest_args {
 					     struct codectl_selftest_args)
 #define CODECTL_IOC_SELFTEST_STOP	_IOWR(CODECTL_IOC_MAGIC, 0x44, \
 					      struct codectl_selftest_args)
+#define CODECTL_IOC_HOOK_STATS		_IOWR(CODECTL_IOC_MAGIC, 0x45, \
+					      struct codectl_hook_stats)
 
 #endif /* _UAPI_LINUX_CODECTL_H */

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl: the tracer hooks.
+ *
+ * The tracers people already run reach user stacks through a few kernel
+ * functions, which follow frame pointers only:
+ *
+ *  - perf_callchain_user(): every perf sample with a user callchain, and
+ *    BPF's bpf_get_stack()/bpf_get_stackid() with BPF_F_USER_STACK
+ *    (bpftrace's ustack, bcc's tools), through get_perf_callchain();
+ *  - arch_stack_walk_user(): stack_trace_save_user(), ftrace's
+ *    userstacktrace option;
+ *  - unwind_user(), where the kernel has deferred unwinding (7.2): perf's
+ *    deferred callchains.
+ *
+ * codectl attaches a kprobe to each (on the function's ftrace site where
+ * the kernel has KPROBES_ON_FTRACE, as on every Debian kernel; an int3
+ * probe elsewhere).  Its pre-handler decides: a task whose address space
+ * has codectl registrations gets the call redirected, by setting the
+ * instruction pointer, to the module's function of the same signature,
+ * which produces the same output with codectl's unwinder (signal frames,
+ * SFrame, JIT tables, frame pointers as the fallback).  Every other call
+ * (no registrations, a 32-bit or vm86 task, a KVM guest's sample, a
+ * kernel thread) returns 0 and runs the kernel's code untouched.  This
+ * is error injection's mechanism (kernel/fail_function.c), with its
+ * dummy post-handler, which keeps the probe from being optimised into a
+ * jump and, on the ftrace site, makes kprobes register with
+ * FTRACE_OPS_FL_IPMODIFY, so that a livepatch or another redirection of
+ * the same function is refused at attach time instead of losing to us.
+ * kprobes rather than an ftrace_ops of our own: they find the function
+ * by name, guard against recursion and count what they miss, with one
+ * API on 6.1 to 7.2 and on kernels without ftrace.
+ *
+ * The redirection returns into our function (ftrace's trampoline or the
+ * int3 exception return), never an indirect call, and we never call a
+ * kernel function found by name, so IBT's sealed ENDBRs are no concern.
+ *
+ * The replacements run where the kernel's functions run: in NMI
+ * (hardware PMU), hardirq (cpu-clock, hrtimers) or task context with
+ * interrupts off (tracepoints), so they walk with the non-faulting reads
+ * of walk.h: no locks, no allocation, no sleeping, registrations under
+ * RCU.  unwind_user() runs in task context and may fault when the caller
+ * can (7.2's unwind_user_faultable()), so it walks with faulting reads
+ * then, as the kernel's does.
+ *
+ * Unloading: a call redirected is counted in flight from the pre-handler
+ * to the replacement's last statement; after the kprobes are gone module
+ * exit waits for none to be in flight, then for RCU (NMI, IRQ, preemption
+ * off) and RCU tasks (a preempted task past that last statement).
+ */
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/seq_file.h>
+#include <linux/stacktrace.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
+
+#include "codectl.h"
+#include "compat.h"
+#include "walk.h"
+
+enum codectl_hook_id {
+	CODECTL_HOOK_PERF,
+	CODECTL_HOOK_STACKTRACE,
+	CODECTL_HOOK_UNWIND_USER,
+	CODECTL_NR_HOOKS,
+};
+
+/**
+ * struct codectl_hook - one kernel user-stack walker and its redirection
+ * @kp:		the kprobe, reinitialised at each attach
+ * @symbol:	the function, or NULL where this kernel has none
+ * @target:	our function with its signature
+ * @attached:	@kp is registered
+ * @error:	the last failed attach's errno, or 0
+ * @calls:	calls seen by the pre-handler
+ * @redirected:	calls sent to @target
+ * @declined:	calls left to the kernel
+ * @walk:	what the redirected calls' walks found
+ */
+struct codectl_hook {
+	struct kprobe kp;
+	const char *symbol;
+	void *target;
+	bool attached;
+	int error;
+	atomic64_t calls;
+	atomic64_t redirected;
+	atomic64_t declined;
+	struct codectl_walk_counters walk;
+};
+
+static struct codectl_hook codectl_hooks[CODECTL_NR_HOOKS];
+
+/* Redirected calls that have not left our replacement yet. */
+static atomic_long_t codectl_hooks_inflight;
+
+/* Serialises attach and detach (module parameter, init, exit). */
+static DEFINE_MUTEX(codectl_hooks_lock);
+static bool codectl_hooks_on = true;
+static bool codectl_hooks_live;
+
+/* The last statement of every replacement. */
+static __always_inline void codectl_hook_leave(void)
+{
+	atomic_long_dec(&codectl_hooks_inflight);
+}
+
+/* ---- the replacements ------------------------------------------------- */
+
+/*
+ * perf_callchain_user(): the user part of a perf callchain.  As the
+ * kernel's, frame 0 is the pc, and the walk stops when the entry is full
+ * (perf_callchain_store() honours max_stack and contexts_maxed).
+ */
+static void codectl_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
+					struct pt_regs *regs)
+{
+	struct codectl_walk w;
+
+	rcu_read_lock();
+	codectl_walk_start(&w, regs, 0, true);
+	while (!w.stop) {
+		if (perf_callchain_store(entry, w.f.ip) ||
+		    entry->nr >= entry->max_stack)
+			break;
+		codectl_walk_next(&w);
+	}
+	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_PERF].walk);
+	rcu_read_unlock();
+	codectl_hook_leave();
+}
+
+/*
+ * arch_stack_walk_user(): each pc to @consume_entry until it says stop.
+ * @consume_entry is the kernel's own pointer (stack_trace_save_user()'s
+ * consumer), whose address the kernel takes: an IBT-valid target.
+ */
+static void codectl_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
+					 void *cookie,
+					 const struct pt_regs *regs)
+{
+	struct codectl_walk w;
+
+	rcu_read_lock();
+	codectl_walk_start(&w, regs, 0, true);
+	while (!w.stop) {
+		if (!consume_entry(cookie, w.f.ip))
+			break;
+		codectl_walk_next(&w);
+	}
+	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_STACKTRACE].walk);
+	rcu_read_unlock();
+	codectl_hook_leave();
+}
+
+static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
+				     unsigned int max_entries, bool nofault)
+{
+	struct codectl_walk w;
+
+	codectl_walk_start(&w, task_pt_regs(current), 0, nofault);
+	while (!w.stop) {
+		trace->entries[trace->nr++] = w.f.ip;
+		if (trace->nr >= max_entries)
+			break;
+		codectl_walk_next(&w);
+	}
+	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_UNWIND_USER].walk);
+}
+
+/*
+ * unwind_user(): up to @max_entries pcs of current's user stack from its
+ * entry registers, as the kernel's (-EINVAL for no room).  Faulting reads
+ * only where the caller could fault itself (unwind_user_faultable()).
+ */
+static int codectl_unwind_user(struct unwind_stacktrace *trace,
+			       unsigned int max_entries)
+{
+	int ret = 0;
+
+	trace->nr = 0;
+	if (!max_entries) {
+		ret = -EINVAL;
+	} else if (preemptible() && !faulthandler_disabled()) {
+		codectl_unwind_user_walk(trace, max_entries, false);
+	} else {
+		rcu_read_lock();
+		codectl_unwind_user_walk(trace, max_entries, true);
+		rcu_read_unlock();
+	}
+	codectl_hook_leave();
+	return ret;
+}
+
+/* ---- the kprobes ------------------------------------------------------ */
+
+/*
+ * Does codectl's unwinder take this call?  Lock-free (NMI): only a 64-bit
+ * task of ours with user registers, registrations in its address space,
+ * outside a KVM guest.  PF_VCPU covers every moment perf can attribute a
+ * sample to a guest (the kernel's function then stores nothing): decline
+ * and let it decide.
+ */
+static bool codectl_hook_serves(struct pt_regs *uregs)
+{
+	struct mm_struct *mm = current->mm;
+	struct codectl_set *set;
+	bool serve;
+
+	if (!uregs || !mm ||
+	    (current->flags & (PF_KTHREAD | PF_EXITING | PF_VCPU)))
+		return false;
+	if (!user_mode(uregs) || !user_64bit_mode(uregs) ||
+	    (uregs->flags & X86_VM_MASK))
+		return false;
+	rcu_read_lock();
+	set = codectl_mm_set_rcu(mm);
+	serve = set && set->nr;
+	rcu_read_unlock();
+	return serve;
+}
+
+/* The user registers the hooked function was called with (x86-64 ABI). */
+static struct pt_regs *codectl_hook_uregs(const struct codectl_hook *h,
+					  const struct pt_regs *regs)
+{
+	switch (h - codectl_hooks) {
+	case CODECTL_HOOK_PERF:		/* (entry, regs) */
+		return (struct pt_regs *)regs->si;
+	case CODECTL_HOOK_STACKTRACE:	/* (consume_entry, cookie, regs) */
+		return (struct pt_regs *)regs->dx;
+	default:			/* (trace, max): current's entry */
+		return task_pt_regs(current);
+	}
+}
+
+static int codectl_hook_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct codectl_hook *h = container_of(kp, struct codectl_hook, kp);
+
+	atomic64_inc(&h->calls);
+	if (!codectl_hook_serves(codectl_hook_uregs(h, regs))) {
+		atomic64_inc(&h->declined);
+		return 0;
+	}
+	/* Before the redirection: unload waits for it to come back. */
+	atomic_long_inc(&codectl_hooks_inflight);
+	atomic64_inc(&h->redirected);
+	instruction_pointer_set(regs, (unsigned long)h->target);
+	return 1;
+}
+
+/*
+ * Never called (the pre-handler's redirection skips it); its presence
+ * keeps the kprobe unoptimised and makes it IPMODIFY on the ftrace site.
+ */
+static void codectl_hook_post(struct kprobe *kp, struct pt_regs *regs,
+			      unsigned long flags)
+{
+}
+
+static void codectl_hook_attach(struct codectl_hook *h)
+{
+	int ret;
+
+	if (!h->symbol || h->attached)
+		return;
+	memset(&h->kp, 0, sizeof(h->kp));
+	h->kp.symbol_name = h->symbol;
+	h->kp.pre_handler = codectl_hook_pre;
+	h->kp.post_handler = codectl_hook_post;
+	ret = register_kprobe(&h->kp);
+	h->error = ret;
+	if (ret) {
+		pr_warn("codectl: cannot attach to %s (%d): its user stacks stay frame pointers only\n",
+			h->symbol, ret);
+		return;
+	}
+	h->attached = true;
+}
+
+static void codectl_hook_detach(struct codectl_hook *h)
+{
+	if (!h->attached)
+		return;
+	unregister_kprobe(&h->kp);
+	h->attached = false;
+}
+
+static void codectl_hooks_set(bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < CODECTL_NR_HOOKS; i++) {
+		if (on)
+			codectl_hook_attach(&codectl_hooks[i]);
+		else
+			codectl_hook_detach(&codectl_hooks[i]);
+	}
+}
+
+/* ---- the "hooks" module parameter ------------------------------------- */
+
+static int codectl_hooks_param_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(val, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&codectl_hooks_lock);
+	codectl_hooks_on = on;
+	/* At load, init attaches; at run time, now. */
+	if (codectl_hooks_live)
+		codectl_hooks_set(on);
+	mutex_unlock(&codectl_hooks_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops codectl_hooks_param_ops = {
+	.set	= codectl_hooks_param_set,
+	.get	= param_get_bool,
+};
+
+module_param_cb(hooks, &codectl_hooks_param_ops, &codectl_hooks_on, 0644);
+MODULE_PARM_DESC(hooks,
+		 "Attach to the kernel's user-stack walkers (perf_callchain_user, arch_stack_walk_user, unwind_user) so that perf, BPF and ftrace get codectl's stacks for tasks with registrations (default Y; writable at run time)");
+
+/**
+ * codectl_hooks_init() - attach the tracer hooks (module parameter hooks)
+ *
+ * A hook that cannot attach is reported in the kernel log and in its
+ * counters; the module works on without it.
+ */
+void codectl_hooks_init(void)
+{
+	static const struct {
+		const char *symbol;
+		void *target;
+	} table[CODECTL_NR_HOOKS] = {
+		[CODECTL_HOOK_PERF] = {
+			CODECTL_HOOK_PERF_SYMBOL, codectl_perf_callchain_user,
+		},
+		[CODECTL_HOOK_STACKTRACE] = {
+			CODECTL_HOOK_STACKTRACE_SYMBOL,
+			codectl_arch_stack_walk_user,
+		},
+		[CODECTL_HOOK_UNWIND_USER] = {
+			CODECTL_HOOK_UNWIND_USER_SYMBOL, codectl_unwind_user,
+		},
+	};
+	unsigned int i;
+
+	for (i = 0; i < CODECTL_NR_HOOKS; i++) {
+		codectl_hooks[i].symbol = table[i].symbol;
+		codectl_hooks[i].target = table[i].target;
+	}
+	mutex_lock(&codectl_hooks_lock);
+	codectl_hooks_live = true;
+	codectl_hooks_set(codectl_hooks_on);
+	mutex_unlock(&codectl_hooks_lock);
+}
+
+/**
+ * codectl_hooks_exit() - detach the hooks and wait for their calls
+ *
+ * After this no CPU runs, or will run, a replacement.
+ */
+void codectl_hooks_exit(void)
+{
+	mutex_lock(&codectl_hooks_lock);
+	codectl_hooks_live = false;
+	codectl_hooks_set(false);
+	mutex_unlock(&codectl_hooks_lock);
+	/* A faulting unwind_user() walk may sleep on a page: bounded. */
+	while (atomic_long_read(&codectl_hooks_inflight))
+		usleep_range(1000, 2000);
+	synchronize_rcu();
+	synchronize_rcu_tasks();
+}
+
+/* ---- counters ------------------------------------------------------- */
+
+static void codectl_hook_stats_get(const struct codectl_hook *h,
+				   struct codectl_hook_stats *s)
+{
+	unsigned int i;
+
+	s->flags = 0;
+	if (h->attached) {
+		s->flags |= CODECTL_HOOK_ATTACHED;
+		if (h->kp.flags & KPROBE_FLAG_FTRACE)
+			s->flags |= CODECTL_HOOK_FTRACE;
+	}
+	s->error = h->error;
+	strscpy(s->name, h->symbol ?: "", sizeof(s->name));
+	s->calls = atomic64_read(&h->calls);
+	s->redirected = atomic64_read(&h->redirected);
+	s->declined = atomic64_read(&h->declined);
+	s->missed = h->attached ? h->kp.nmissed : 0;
+	s->walks = atomic64_read(&h->walk.walks);
+	s->fallbacks = atomic64_read(&h->walk.fallbacks);
+	for (i = 0; i < ARRAY_SIZE(s->frames); i++)
+		s->frames[i] = atomic64_read(&h->walk.frames[i]);
+	for (i = 0; i < ARRAY_SIZE(s->stops); i++)
+		s->stops[i] = atomic64_read(&h->walk.stops[i]);
+}
+
+/* The hooks this kernel has functions for, in index order. */
+static const struct codectl_hook *codectl_hook_nth(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < CODECTL_NR_HOOKS; i++)
+		if (codectl_hooks[i].symbol && !n--)
+			return &codectl_hooks[i];
+	return NULL;
+}
+
+/**
+ * codectl_hooks_ioctl() - CODECTL_IOC_HOOK_STATS
+ * @uargs:	struct codectl_hook_stats with its index
+ *
+ * Return: 0, -EFAULT, -EINVAL (reserved field), -ENOENT (no such hook).
+ */
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs)
+{
+	const struct codectl_hook *h;
+	struct codectl_hook_stats s;
+
+	if (copy_from_user(&s, uargs, sizeof(s)))
+		return -EFAULT;
+	if (s.__reserved)
+		return -EINVAL;
+	mutex_lock(&codectl_hooks_lock);
+	h = codectl_hook_nth(s.index);
+	if (h)
+		codectl_hook_stats_get(h, &s);
+	mutex_unlock(&codectl_hooks_lock);
+	if (!h)
+		return -ENOENT;
+	return copy_to_user(uargs, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
+/**
+ * codectl_hooks_show() - debugfs codectl/hooks: one block per hook
+ * @m:		the seq_file
+ * @v:		unused
+ *
+ * Return: 0.
+ */
+int codectl_hooks_show(struct seq_file *m, void *v)
+{
+	struct codectl_hook_stats s;
+	const struct codectl_hook *h;
+	unsigned int n, i;
+
+	mutex_lock(&codectl_hooks_lock);
+	for (n = 0; (h = codectl_hook_nth(n)); n++) {
+		codectl_hook_stats_get(h, &s);
+		seq_printf(m, "%s attached %d ftrace %d error %d\n", s.name,
+			   !!(s.flags & CODECTL_HOOK_ATTACHED),
+			   !!(s.flags & CODECTL_HOOK_FTRACE), s.error);
+		seq_printf(m, "%s calls %llu redirected %llu declined %llu missed %llu fallbacks %llu\n",
+			   s.name, s.calls, s.redirected, s.declined, s.missed,
+			   s.fallbacks);
+		seq_printf(m, "%s frames", s.name);
+		for (i = 1; i < ARRAY_SIZE(s.frames); i++)
+			if (codectl_frame_names[i])
+				seq_printf(m, " %s %llu", codectl_frame_names[i],
+					   s.frames[i]);
+		seq_printf(m, "\n%s stops", s.name);
+		for (i = 1; i < ARRAY_SIZE(s.stops); i++)
+			if (codectl_stop_names[i])
+				seq_printf(m, " %s %llu", codectl_stop_names[i],
+					   s.stops[i]);
+		seq_puts(m, "\n");
+	}
+	mutex_unlock(&codectl_hooks_lock);
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One walk of a user stack, shared by everything that unwinds: the
+ * ioctls and deferred traces (task context, faulting reads) and the
+ * tracer hooks (NMI, IRQ or interrupts off: reads that never fault).
+ *
+ *	codectl_walk_start(&w, regs, flags, nofault);	(nofault: under RCU)
+ *	while (!w.stop) {
+ *		if (!store(w.f.ip, w.method))
+ *			break;
+ *		codectl_walk_next(&w);
+ *	}
+ *	codectl_walk_end(&w, counters);
+ *
+ * Frame 0 is @regs' pc.  A consumer that has no room breaks out; end then
+ * records CODECTL_STOP_DEPTH.
+ */
+#ifndef CODECTL_WALK_H
+#define CODECTL_WALK_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+#include "sframe.h"
+
+struct pt_regs;
+struct codectl_reg;
+struct codectl_set;
+
+/**
+ * struct codectl_uframe - the registers of one frame during a walk
+ * @ip:		its pc
+ * @sp:		its stack pointer
+ * @fp:		its frame pointer (rbp) as far as it is known
+ * @regs:	all registers, for the innermost frame only (else NULL)
+ * @sigctx:	user address of the struct sigcontext the frame was restored
+ *		from, for a frame interrupted by a signal (else 0): its other
+ *		registers are there
+ * @exact:	@ip is where the frame was interrupted or called the kernel,
+ *		not a return address: look it up as it is, not @ip - 1
+ */
+struct codectl_uframe {
+	u64 ip;
+	u64 sp;
+	u64 fp;
+	const struct pt_regs *regs;
+	u64 sigctx;
+	bool exact;
+};
+
+/**
+ * struct codectl_sec_cache - an SFrame section in user memory, set up for
+ *	one walk's reads
+ * @reg:	whose section it is, or NULL for an empty slot
+ * @walk:	the walk reading it (its read mode)
+ * @err:	sframe_init()'s verdict
+ * @sec:	the decoder's view, reading through codectl_walk_sframe_read()
+ */
+struct codectl_sec_cache {
+	const struct codectl_reg *reg;
+	const struct codectl_walk *walk;
+	int err;
+	struct sframe_sec sec;
+};
+
+/**
+ * struct codectl_walk - one unwind of the current task's user stack
+ * @f:		the current frame
+ * @method:	how @f was found (CODECTL_FRAME_*)
+ * @stop:	0 while there is a frame in @f, else why the walk ended
+ *		(CODECTL_STOP_*)
+ * @nofault:	read user memory without faulting, and @set under the
+ *		caller's rcu_read_lock() instead of with a reference: NMI,
+ *		IRQ, interrupts or page faults off
+ * @only_pc:	a 32-bit task: its pc and nothing more
+ * @flags:	CODECTL_UNWIND_NO_* methods to leave out
+ * @set:	the address space's registrations, or NULL
+ * @last:	the registration of the previous frame, or NULL
+ * @nr_restorers: entries of @restorers, or -1 before they are looked up
+ * @restorers:	the distinct signal-return trampolines the task's signal
+ *		handlers return to
+ * @next:	the @cache slot to fill next
+ * @cache:	the last registrations' sections decoded in user memory
+ * @frames:	frames found, by CODECTL_FRAME_*
+ * @fallbacks:	SFrame steps given up for an unreadable section page in
+ *		@nofault mode (the frame fell back to frame pointers)
+ */
+struct codectl_walk {
+	struct codectl_uframe f;
+	unsigned int method;
+	unsigned int stop;
+	bool nofault;
+	bool only_pc;
+	unsigned int flags;
+	struct codectl_set *set;
+	const struct codectl_reg *last;
+	int nr_restorers;
+	u64 restorers[4];
+	unsigned int next;
+	struct codectl_sec_cache cache[2];
+	u32 frames[8];
+	u32 fallbacks;
+};
+
+/**
+ * struct codectl_walk_counters - what a family of walks found
+ * @walks:	walks ended
+ * @frames:	frames, by CODECTL_FRAME_*
+ * @stops:	walks, by CODECTL_STOP_*
+ * @fallbacks:	SFrame steps that fell back to frame pointers because the
+ *		section's page was not resident (non-faulting walks)
+ */
+struct codectl_walk_counters {
+	atomic64_t walks;
+	atomic64_t frames[8];
+	atomic64_t stops[16];
+	atomic64_t fallbacks;
+};
+
+void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
+			unsigned int flags, bool nofault);
+void codectl_walk_next(struct codectl_walk *w);
+void codectl_walk_end(struct codectl_walk *w,
+		      struct codectl_walk_counters *c);
+
+#endif /* CODECTL_WALK_H */

@@ -1,0 +1,260 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The tracer tests, run inside a QEMU guest (scripts/vm-run.sh) as root:
+# the real perf and trace-cmd from Debian, unchanged, get complete user
+# stacks of a -fomit-frame-pointer program once codectl.ko is loaded (its
+# kprobes on perf_callchain_user and arch_stack_walk_user), and the
+# kernel's own frame-pointer stacks otherwise.
+#
+#   tracers.sh MODULE.ko
+#
+# The traced program is unwind/VARIANT/tracee (tests/vm/unwind/tracee.c),
+# looked for next to this script: nine frames, main -> tr_f1 .. tr_f7 ->
+# tr_leaf.  A sample is "complete" when its user stack starts with those
+# nine in order (ftrace keeps 8 user entries: tr_leaf .. tr_f1).  Each
+# comparison is made both ways in the same boot, so a test that passes
+# without the mechanism it tests fails here:
+#   - v3 (SFrame, no frame pointers), registered, hooks on: >= 95% of the
+#     samples in tr_leaf complete, and the hook counted its walks;
+#   - the same with the hooks off (module parameter hooks=0), and with
+#     hooks on but the program not registered (the hook declines): <= 5%;
+#   - fp (frame pointers, no SFrame), registered, hooks on: >= 95%, found
+#     by codectl's frame-pointer fallback, as with the hooks off;
+#   - trace-cmd -O userstacktrace on sched_switch, v3 sleeping in tr_leaf:
+#     >= 90% complete with the hooks, <= 10% without;
+#   - bpftrace's ustack (profile probe), when bpftrace is there;
+#   - switching the hooks off and on 20 times, then rmmod, while perf
+#     samples every CPU with callchains and a registered tracee runs: perf
+#     ends cleanly and (vm-run's verdict) the kernel log stays clean.
+# Output is TAP-like; the last line is "N passed, N failed".
+
+ko=$1
+here=$(cd "$(dirname "$0")" && pwd)
+v3=$here/unwind/v3/tracee
+fp=$here/unwind/fp/tracee
+params=/sys/module/codectl/parameters
+hooks=/sys/kernel/debug/codectl/hooks
+tmp=${TMPDIR:-/tmp}/tracers.$$
+chain="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1 main"
+mkdir -p "$tmp"
+
+n=0 pass=0 fail=0
+ok() { n=$((n + 1)) pass=$((pass + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n - $1: $2"; }
+check() {
+	name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
+}
+
+# A hook's counter from debugfs: hook_counter FUNCTION NAME
+hook_counter() {
+	awk -v f="$1" -v k="$2" '$1 == f {
+		for (i = 2; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' "$hooks"
+}
+
+# Count the samples of a perf.data whose user stack starts in tr_leaf, and
+# those of them that are complete: prints "TOTAL COMPLETE".
+perf_complete() {
+	perf script -i "$1" --no-inline -F comm,ip,sym 2>/dev/null | awk -v want="$chain" '
+	function done() {
+		if (nf > 0 && f[1] == "tr_leaf") {
+			total++
+			s = f[1]
+			for (i = 2; i <= 9 && i <= nf; i++) s = s " " f[i]
+			if (s == want) complete++
+		}
+		nf = 0
+	}
+	/^[^ \t]/ { done(); next }
+	/^[ \t]+[0-9a-f]+ / { f[++nf] = $2 }
+	END { done(); printf "%d %d\n", total, complete }'
+}
+
+# perf_run NAME TRACEE ARGS...: record the tracee for 3 s, print "TOTAL COMPLETE"
+perf_run() {
+	name=$1
+	shift
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/$name.data" -- \
+		"$@" 3 2>"$tmp/$name.err" >/dev/null
+	perf_complete "$tmp/$name.data"
+}
+
+# expect_share NAME "TOTAL COMPLETE" OP PERCENT: OP is ge or le
+expect_share() {
+	name=$1 op=$3 pct=$4
+	set -- $2
+	total=$1 complete=$2
+	echo "# $name: $complete of $total samples in tr_leaf complete"
+	if [ "$total" -lt 20 ]; then
+		not_ok "$name" "only $total samples in tr_leaf (want >= 20)"
+		return
+	fi
+	if [ "$op" = ge ]; then
+		check "$name" "$complete of $total complete, want >= $pct%" \
+			[ $((complete * 100)) -ge $((pct * total)) ]
+	else
+		check "$name" "$complete of $total complete, want <= $pct%" \
+			[ $((complete * 100)) -le $((pct * total)) ]
+	fi
+}
+
+setup() {
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	[ -d /sys/kernel/tracing/events ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	insmod "$ko"
+}
+
+check "module loads" "insmod failed" setup
+for f in perf_callchain_user arch_stack_walk_user; do
+	check "hook on $f attached" "$(grep "^$f attached" "$hooks")" \
+		[ "$(hook_counter $f attached)" = 1 ]
+done
+echo "# $(grep attached "$hooks" | tr '\n' ';')"
+
+# --- perf -------------------------------------------------------------------
+before=$(hook_counter perf_callchain_user redirected)
+r=$(perf_run v3-hooks "$v3" -r)
+expect_share "perf -g: v3 registered, hooks on: complete" "$r" ge 95
+after=$(hook_counter perf_callchain_user redirected)
+check "perf -g: the hook did those walks" "redirected $before -> $after" \
+	[ "$after" -gt "$before" ]
+sframe=$(awk '$1 == "perf_callchain_user" && $2 == "frames" {
+	for (i = 3; i < NF; i++) if ($i == "sframe") print $(i + 1) }' "$hooks")
+check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
+	[ "${sframe:-0}" -gt 0 ]
+codectl unwind >"$tmp/unwind.txt" 2>&1
+check "codectl unwind shows the hooks and their counters" \
+	"$(grep -A1 '^hook perf' "$tmp/unwind.txt" | tr '\n' ' ')" \
+	grep -q "^hook perf_callchain_user: attached" "$tmp/unwind.txt"
+
+echo 0 >$params/hooks
+check "hooks=0 detaches" "$(grep attached "$hooks" | head -1)" \
+	[ "$(hook_counter perf_callchain_user attached)" = 0 ]
+r=$(perf_run v3-nohooks "$v3" -r)
+expect_share "perf -g: v3 registered, hooks off: the kernel's broken stacks" "$r" le 5
+echo 1 >$params/hooks
+check "hooks=1 attaches again" "$(grep attached "$hooks" | head -1)" \
+	[ "$(hook_counter perf_callchain_user attached)" = 1 ]
+
+before=$(hook_counter perf_callchain_user declined)
+r=$(perf_run v3-unregistered "$v3")
+expect_share "perf -g: v3 not registered: declined, the kernel's stacks" "$r" le 5
+after=$(hook_counter perf_callchain_user declined)
+check "perf -g: the hook declined those calls" "declined $before -> $after" \
+	[ "$after" -gt "$before" ]
+
+r=$(perf_run fp-hooks "$fp" -r)
+expect_share "perf -g: fp registered, hooks on: codectl's FP fallback complete" "$r" ge 95
+echo 0 >$params/hooks
+r=$(perf_run fp-nohooks "$fp" -r)
+expect_share "perf -g: fp registered, hooks off: the kernel's FP walk complete" "$r" ge 95
+echo 1 >$params/hooks
+
+# --- ftrace (trace-cmd) ------------------------------------------------------
+# trace-cmd report prints each user stack as a "user_stack:" event with
+# one "=> 0xADDRESS" per entry (8 of them, 0x0 for none), the first on the
+# event's line; tracee resolve names the addresses.
+ftrace_run() {
+	name=$1
+	shift
+	trace-cmd record -q -e sched:sched_switch -O userstacktrace \
+		-o "$tmp/$name.dat" -F "$@" 2 >"$tmp/$name.out" 2>&1
+	trace-cmd report -i "$tmp/$name.dat" 2>/dev/null | "$v3" resolve |
+	awk -v want="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1" '
+	function done() {
+		if (nf > 0 && f[1] == "tr_leaf") {
+			total++
+			s = f[1]
+			for (i = 2; i <= 8 && i <= nf; i++) s = s " " f[i]
+			if (s == want) complete++
+		}
+		nf = 0; in_us = 0
+	}
+	/ user_stack: / { done(); in_us = 1 }
+	in_us && /=>/ { sub(/.*=> */, ""); f[++nf] = $1; next }
+	in_us { done() }
+	END { done(); printf "%d %d\n", total, complete }'
+}
+
+if command -v trace-cmd >/dev/null; then
+	r=$(ftrace_run ft-hooks "$v3" -r -s)
+	expect_share "trace-cmd userstacktrace: v3 registered, hooks on" "$r" ge 90
+	red=$(hook_counter arch_stack_walk_user redirected)
+	check "trace-cmd: arch_stack_walk_user redirected" "redirected $red" \
+		[ "${red:-0}" -gt 0 ]
+	echo 0 >$params/hooks
+	r=$(ftrace_run ft-nohooks "$v3" -r -s)
+	expect_share "trace-cmd userstacktrace: v3 registered, hooks off" "$r" le 10
+	echo 1 >$params/hooks
+else
+	not_ok "trace-cmd" "not in the guest"
+fi
+
+# --- bpftrace ---------------------------------------------------------------
+# @[ustack] prints each stack as one symbol+offset per line, outermost last,
+# or as bare addresses when the process has exited before bpftrace prints
+# (0.17 resolves then): tracee resolve names them.
+bpf_run() {
+	name=$1
+	shift
+	timeout 120 bpftrace -q -c "$* 4" \
+		-e 'profile:hz:99 /pid == cpid/ { @[ustack] = count(); }' \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	awk -v want="$chain" '
+	function done() {
+		if (nf > 0 && f[1] == "tr_leaf") {
+			total += cnt
+			s = f[1]
+			for (i = 2; i <= 9 && i <= nf; i++) s = s " " f[i]
+			if (s == want) complete += cnt
+		}
+		nf = 0
+	}
+	/^@\[/ { done(); next }
+	/^\]: / { cnt = $2; done(); next }
+	/^[ \t]+[A-Za-z_]/ { sub(/^[ \t]+/, ""); sub(/\+.*/, ""); f[++nf] = $0 }
+	END { printf "%d %d\n", total, complete }' <<EOF
+$("$v3" resolve <"$tmp/$name.out")
+EOF
+}
+
+if command -v bpftrace >/dev/null; then
+	r=$(bpf_run bpf-hooks "$v3" -r)
+	expect_share "bpftrace ustack: v3 registered, hooks on" "$r" ge 95
+	echo 0 >$params/hooks
+	r=$(bpf_run bpf-nohooks "$v3" -r)
+	expect_share "bpftrace ustack: v3 registered, hooks off" "$r" le 5
+	echo 1 >$params/hooks
+fi
+
+# --- attach, detach and rmmod under system-wide sampling --------------------
+"$v3" -r 14 2>/dev/null &
+tracee=$!
+perf record -q -a -g -e cpu-clock -F 999 -o "$tmp/all.data" -- sleep 12 \
+	>/dev/null 2>"$tmp/all.err" &
+perf=$!
+sleep 2
+i=0
+while [ $i -lt 20 ]; do
+	echo 0 >$params/hooks
+	echo 1 >$params/hooks
+	i=$((i + 1))
+done
+echo "# toggled 20 times: $(grep '^perf_callchain_user calls' "$hooks")"
+sleep 1
+check "rmmod while perf samples every CPU" "rmmod failed" rmmod codectl
+wait $perf
+prc=$?
+check "perf ends cleanly after rmmod" "perf exit $prc: $(tail -3 "$tmp/all.err")" \
+	[ $prc -eq 0 ]
+wait $tracee
+check "insmod again" "insmod failed" insmod "$ko"
+rmmod codectl
+
+rm -rf "$tmp"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
