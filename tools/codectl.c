@@ -22,6 +22,9 @@
  *                            writes the section (one FILE only), to be
  *                            decoded at ADDR (default 0: function starts
  *                            then decode to link-time addresses)
+ *   codectl synth -c FILE... the module's verdict on each section
+ *                            (CODECTL_CHECK_SFRAME: the checks registration
+ *                            runs), synthesised in this process's memory
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -203,9 +206,38 @@ static int write_file(const char *path, const void *buf, size_t size)
 	return fclose(f);
 }
 
+/*
+ * The kernel's verdict on the section synthesised from @fd, in this
+ * process's memory (CODECTL_CHECK_SFRAME: every check registration runs).
+ */
+static int synth_check(const char *path, int fd)
+{
+	struct codectl_sframe_check c;
+	size_t size;
+	void *sec;
+
+	if (codectl_sframe_synth(fd, 0, 0, CODECTL_SYNTH_AT_BUFFER, &sec,
+				 &size, NULL))
+		return fail(path);
+	memset(&c, 0, sizeof(c));
+	c.sframe_start = (uintptr_t)sec;
+	c.sframe_end = (uintptr_t)sec + size;
+	if (codectl_check_sframe(&c)) {
+		free(sec);
+		return fail("check_sframe");
+	}
+	free(sec);
+	printf("%s: kernel: %s (version %u, %u FDEs, %u FREs)\n", path,
+	       c.error ? "refused" : "valid", c.version, c.num_fdes,
+	       c.num_fres);
+	if (c.error)
+		printf("%s: kernel: error %u\n", path, c.error);
+	return c.error ? 1 : 0;
+}
+
 /* One FILE: synthesise N times, print the figures, maybe write it. */
 static int synth_one(const char *path, uint64_t addr, int runs,
-		     const char *out)
+		     const char *out, int check)
 {
 	struct codectl_synth_stats st;
 	double ms[64];
@@ -216,6 +248,11 @@ static int synth_one(const char *path, uint64_t addr, int runs,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail(path);
+	if (check) {
+		i = synth_check(path, fd);
+		close(fd);
+		return i;
+	}
 	for (i = 0; i < runs; i++) {
 		struct timespec a, b;
 
@@ -257,10 +294,13 @@ static int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL;
 	uint64_t addr = 0;
-	int opt, runs = 1, ret = 0;
+	int opt, runs = 1, ret = 0, check = 0;
 
-	while ((opt = getopt(argc, argv, "o:a:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "co:a:n:")) != -1) {
 		switch (opt) {
+		case 'c':
+			check = 1;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -276,20 +316,22 @@ static int cmd_synth(int argc, char **argv)
 			runs = 0;
 		}
 	}
-	if (!runs || optind >= argc || (out && argc - optind != 1)) {
+	if (!runs || optind >= argc || (out && argc - optind != 1) ||
+	    (check && out)) {
 		fputs("usage: codectl synth [-o OUT] [-a ADDR] [-n 1-64] "
-		      "FILE...\n", stderr);
+		      "FILE... | -c FILE...\n", stderr);
 		return 2;
 	}
 	for (; optind < argc; optind++)
-		ret |= synth_one(argv[optind], addr, runs, out);
+		ret |= synth_one(argv[optind], addr, runs, out, check);
 	return ret;
 }
 
 static void usage(FILE *f)
 {
 	fputs("usage: codectl version | stats | self [--all] | unwind | "
-	      "synth [-o OUT] [-a ADDR] [-n N] FILE...\n", f);
+	      "synth [-o OUT] [-a ADDR] [-n N] FILE... | synth -c FILE...\n",
+	      f);
 }
 
 int main(int argc, char **argv)
