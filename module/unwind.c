@@ -82,12 +82,16 @@ static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
 	return copy_from_user(dst, src, len) ? -EFAULT : 0;
 }
 
+/* One stack word: the walk's most frequent read, inline in task context. */
 static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 					    u64 addr, u64 *val)
 {
+	u64 __user *src = (u64 __user *)u64_to_user_ptr(addr);
+
 	if (addr & 7)
 		return CODECTL_STOP_ALIGN;
-	if (codectl_copy(w, val, addr, sizeof(*val)))
+	if (w->nofault ? copy_from_user_nofault(val, src, sizeof(*val)) :
+			 get_user(*val, src))
 		return CODECTL_STOP_FAULT;
 	return STEP_OK;
 }
@@ -218,8 +222,9 @@ static __always_inline int codectl_to_caller(struct codectl_walk *w,
 	return STEP_OK;
 }
 
-static int codectl_apply(struct codectl_walk *w, const struct sframe_rule *rule,
-			 unsigned int how)
+static __always_inline int codectl_apply(struct codectl_walk *w,
+					 const struct sframe_rule *rule,
+					 unsigned int how)
 {
 	struct codectl_caller c;
 	int ret;
@@ -782,20 +787,13 @@ void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 		atomic64_add(w->fallbacks, &c->fallbacks);
 }
 
-/**
- * codectl_unwind_current() - unwind the current task's user stack
- * @t:		the arrays to fill (@t->max >= 1); gets nr and stop
- * @flags:	CODECTL_UNWIND_NO_* methods to leave out
- *
- * The stack is the one the task had when it entered the kernel (its user
- * registers).  Task context only: reads user memory and may sleep.
- */
-void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
+static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
+				 bool nofault)
 {
 	struct codectl_walk w;
 
 	t->nr = 0;
-	codectl_walk_start(&w, task_pt_regs(current), flags, false);
+	codectl_walk_start(&w, task_pt_regs(current), flags, nofault);
 	while (!w.stop) {
 		t->ips[t->nr] = w.f.ip;
 		t->methods[t->nr] = w.method;
@@ -805,6 +803,27 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 	}
 	codectl_walk_end(&w, &codectl_unwind_counters.walk);
 	t->stop = w.stop;
+}
+
+/**
+ * codectl_unwind_current() - unwind the current task's user stack
+ * @t:		the arrays to fill (@t->max >= 1); gets nr and stop
+ * @flags:	CODECTL_UNWIND_NO_* methods to leave out, and
+ *		CODECTL_UNWIND_NOFAULT for the tracer hooks' walk
+ *
+ * The stack is the one the task had when it entered the kernel (its user
+ * registers).  Task context only: reads user memory and may sleep, unless
+ * CODECTL_UNWIND_NOFAULT.
+ */
+void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
+{
+	if (flags & CODECTL_UNWIND_NOFAULT) {
+		rcu_read_lock();
+		codectl_unwind_trace(t, flags, true);
+		rcu_read_unlock();
+	} else {
+		codectl_unwind_trace(t, flags, false);
+	}
 }
 
 /* ---- ioctls and debugfs ---------------------------------------------- */

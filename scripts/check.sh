@@ -132,6 +132,12 @@ tracers_stage() {
 		[ -e "$t" ] || { echo "not ok - $t is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$t")
 	done
+	# Kernels with deferred unwinding: sid's perf for its callchains.
+	if grep -q '^CONFIG_UNWIND_USER=y' \
+		"$("$top/scripts/kernels.sh" kdir "$series")/include/config/auto.conf"; then
+		"$top/scripts/sid-perf.sh" build >/dev/null || return 1
+		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
+	fi
 	"$top/scripts/vm-run.sh" -k "$series" -t 900 -m 3072 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \

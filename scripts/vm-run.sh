@@ -4,13 +4,16 @@
 # Boot a stock Debian kernel (scripts/kernels.sh) under QEMU/TCG with a
 # throw-away busybox initramfs, run one command in it and report how it went.
 #
-# usage: scripts/vm-run.sh -k SERIES [-a HOST_PATH[:GUEST_PATH]]... [-t TIMEOUT_S]
+# usage: scripts/vm-run.sh -k SERIES [-a HOST_PATH[:GUEST_PATH]]... [-A ...]... [-t TIMEOUT_S]
 #                          [-l LOGFILE] [-m MEM_MB] -- COMMAND [ARGS...]
 #
 #   -k SERIES    kernel series, see `scripts/kernels.sh list` (must be fetched)
 #   -a H[:G]     copy host file or directory H into the guest at G (default:
 #                the same path; split at the first ':'). Shared libraries of
 #                dynamically linked ELF files among them are added too.
+#   -A H[:G]     the same without those libraries: for a bundle that brings
+#                its own (another distribution's, which the host's ldd
+#                cannot resolve)
 #   -t SECONDS   wall-clock limit for the whole VM run (default 600)
 #   -l LOGFILE   also write the serial console (and the verdict) to LOGFILE
 #   -m MEM_MB    guest memory (default 1024)
@@ -38,6 +41,8 @@
 #
 # Environment (all optional):
 #   CODECTL_VM_APPEND     extra kernel command line words
+#   CODECTL_VM_ACCEL      QEMU -accel (default tcg; tcg,thread=single runs
+#                         every vCPU in one host thread)
 #   CODECTL_VM_CPU        QEMU -cpu model (default max: SMEP, SMAP, PKU, ...)
 #   CODECTL_VM_PVH=0      boot the bzImage instead of the extracted vmlinux
 #   CODECTL_VM_QEMU_ARGS  extra QEMU arguments (split at spaces)
@@ -81,10 +86,11 @@ usage() {
 
 # --- options -----------------------------------------------------------------
 series="" timeout_s=600 logfile="" mem=1024 adds=()
-while getopts "k:a:t:l:m:h" opt; do
+while getopts "k:a:A:t:l:m:h" opt; do
 	case $opt in
 	k) series=$OPTARG ;;
-	a) adds+=("$OPTARG") ;;
+	a) adds+=("+$OPTARG") ;;
+	A) adds+=("-$OPTARG") ;;
 	t) timeout_s=$OPTARG ;;
 	l) logfile=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -191,6 +197,7 @@ done
 
 # The caller's files and directories (plus libraries of ELF files in them).
 for spec in "${adds[@]}"; do
+	libs=${spec:0:1} spec=${spec:1}
 	host=${spec%%:*}
 	guest=${spec#*:}
 	[ "$guest" != "$spec" ] || guest=$host
@@ -203,6 +210,7 @@ for spec in "${adds[@]}"; do
 	else
 		add_file "$host" "$guest"
 	fi
+	[ "$libs" = + ] || continue
 	while IFS= read -r -d '' f; do
 		add_libs "$f"
 	done < <(find -L "$host" -type f -print0)
@@ -254,7 +262,7 @@ initrd=$tmp/initrd.cpio.zst
 console=$tmp/console
 append="console=ttyS0 panic=-1 loglevel=7 printk.time=1 ${CODECTL_VM_APPEND:-}"
 read -r -a qemu_extra <<<"${CODECTL_VM_QEMU_ARGS:-}"
-qemu=(qemu-system-x86_64 -accel tcg -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem"
+qemu=(qemu-system-x86_64 -accel "${CODECTL_VM_ACCEL:-tcg}" -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$initrd" -append "$append"
       "${qemu_extra[@]}")

@@ -25,7 +25,9 @@
 #      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
 #      binutils 2.40/2.44/2.47, and frame pointers), looked for under
 #      $CODECTL_UNWIND_DIR (default: unwind/ next to this script); then
-#      v1-v3 again with sframe_flat_max=0 (SFrame decoded in user memory)
+#      v1-v3 again with sframe_flat_max=0 (SFrame decoded in user memory),
+#      and every variant again with CODECTL_UNWIND_NOFAULT (the tracer
+#      hooks' walk: no faults, registrations under RCU)
 #   4. no live object (registrations, mms, bytes, sets, works,
 #      unwind_tasks, unwind_works, trace_records) left once
 #      the test processes are gone; no fork failure, no unmap_nomem
@@ -305,6 +307,15 @@ if [ -w "$params/sframe_flat_max" ]; then
 else
 	not_ok "sframe_flat_max writable" "$params/sframe_flat_max"
 fi
+# Again walked as the tracer hooks walk from NMI and interrupts: without
+# faulting, the registrations under RCU (CODECTL_UNWIND_NOFAULT = 8).
+export UW_EXTRA_FLAGS=8
+for v in $unwind_variants; do
+	[ -x "$unwind_dir/$v/unwind-test" ] &&
+		run_prog "unwind $v, walked without faulting" \
+			"$unwind_dir/$v/unwind-test"
+done
+unset UW_EXTRA_FLAGS
 echo "# time: unwinding tests done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
@@ -426,7 +437,7 @@ echo "# time: unwind storms done after $(($(now) - t_start)) s"
 if [ -x "$abi_test" ] && loaded; then
 	before=$(problems | wc -l)
 	rm -f "$tmp/dhammer.out"
-	"$abi_test" --deferred-hammer 3 >"$tmp/dhammer.out" 2>&1 &
+	"$abi_test" --deferred-hammer 60 >"$tmp/dhammer.out" 2>&1 &
 	hammer=$!
 	if wait_for "$tmp/dhammer.out" '^# hammering'; then
 		echo "# $(grep '^# hammering' "$tmp/dhammer.out")"
@@ -437,6 +448,7 @@ if [ -x "$abi_test" ] && loaded; then
 		else
 			ok "rmmod refused while 8 threads request deferred unwinds"
 		fi
+		kill -USR1 $hammer	# now close the fd
 		if wait_for "$tmp/dhammer.out" '^# closed'; then
 			sleep 0.5
 			if out=$(rmmod codectl 2>&1); then
@@ -444,6 +456,7 @@ if [ -x "$abi_test" ] && loaded; then
 			else
 				not_ok "rmmod while the self-test requests on a process that closed its fd" "$out"
 			fi
+			kill -USR2 $hammer	# now finish
 		else
 			not_ok "the deferred hammer closes its fd" \
 				"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
@@ -452,6 +465,7 @@ if [ -x "$abi_test" ] && loaded; then
 		not_ok "the deferred hammer starts" \
 			"it says: $(tail -n 3 "$tmp/dhammer.out" | tr '\n' ' ')"
 	fi
+	kill -USR2 $hammer 2>/dev/null
 	wait $hammer
 	rc=$?
 	grep -q '^# done' "$tmp/dhammer.out" || rc="$rc, no '# done'"

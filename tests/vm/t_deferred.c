@@ -986,12 +986,30 @@ static void *hammer_fn(void *arg)
 	return NULL;
 }
 
+/* Set by SIGUSR1 and SIGUSR2: guest-suite.sh moves the hammer on. */
+static volatile sig_atomic_t hammer_go;
+
+static void hammer_sig(int sig)
+{
+	hammer_go = sig;
+}
+
+/* busy() until signal @sig came, or @secs at most. */
+static void busy_until(int sig, double secs)
+{
+	double end = now_s() + secs;
+
+	while (hammer_go != sig && now_s() < end)
+		busy(0.1);
+}
+
 /*
- * 8 threads request and read for @secs seconds while this thread runs
- * the self-test (as root) at 20 us; print "# hammering"; then close every
- * fd, print "# closed", and keep running user code and syscalls for
- * @secs more seconds with the self-test still armed (the module may be
- * unloaded meanwhile); exit 0.
+ * 8 threads request and read while this thread runs the self-test (as
+ * root) at 20 us; print "# hammering"; on SIGUSR1 (or after @secs) close
+ * every fd and print "# closed", then keep running user code and
+ * syscalls with the self-test still armed (the module may be unloaded
+ * meanwhile) until SIGUSR2 (or @secs more); exit 0.  The signals make the
+ * shell's steps independent of how long it takes to see our lines.
  */
 int deferred_hammer_main(int secs)
 {
@@ -999,6 +1017,8 @@ int deferred_hammer_main(int secs)
 	volatile int stop = 0;
 	int fd, i, armed;
 
+	signal(SIGUSR1, hammer_sig);
+	signal(SIGUSR2, hammer_sig);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fd = cc_open();
 	if (fd < 0) {
@@ -1012,13 +1032,13 @@ int deferred_hammer_main(int secs)
 	pin_here();
 	armed = !geteuid() && !st_start(fd, 20);
 	printf("# hammering, self-test %s\n", armed ? "armed" : "not armed");
-	busy(secs);
+	busy_until(SIGUSR1, secs);
 	stop = 1;
 	for (i = 0; i < 8; i++)
 		pthread_join(h[i].t, NULL);
 	close(fd);
 	printf("# closed\n");
-	busy(secs);
+	busy_until(SIGUSR2, secs);
 	printf("# done\n");
 	return 0;
 }

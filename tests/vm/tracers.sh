@@ -16,11 +16,15 @@
 # comparison is made both ways in the same boot, so a test that passes
 # without the mechanism it tests fails here:
 #   - v3 (SFrame, no frame pointers), registered, hooks on: >= 95% of the
-#     samples in tr_leaf complete, and the hook counted its walks;
+#     samples in tr_leaf complete, and the hook counted its walks; with
+#     perf_event_max_stack=5, stacks of the 5 innermost frames;
 #   - the same with the hooks off (module parameter hooks=0), and with
 #     hooks on but the program not registered (the hook declines): <= 5%;
 #   - fp (frame pointers, no SFrame), registered, hooks on: >= 95%, found
 #     by codectl's frame-pointer fallback, as with the hooks off;
+#   - where the kernel has deferred unwinding (7.2), sid's perf 7.2 with
+#     --call-graph fp,defer (unwind_user, in a task_work): the same >= 95%
+#     with the hooks, <= 5% without;
 #   - trace-cmd -O userstacktrace on sched_switch, v3 sleeping in tr_leaf:
 #     >= 90% complete with the hooks, <= 10% without;
 #   - bpftrace's ustack (profile probe), when bpftrace is there;
@@ -54,31 +58,45 @@ hook_counter() {
 		for (i = 2; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' "$hooks"
 }
 
-# Count the samples of a perf.data whose user stack starts in tr_leaf, and
-# those of them that are complete: prints "TOTAL COMPLETE".
-perf_complete() {
-	perf script -i "$1" --no-inline -F comm,ip,sym 2>/dev/null | awk -v want="$chain" '
-	function done() {
-		if (nf > 0 && f[1] == "tr_leaf") {
-			total++
-			s = f[1]
-			for (i = 2; i <= 9 && i <= nf; i++) s = s " " f[i]
-			if (s == want) complete++
-		}
-		nf = 0
+# Each tool's stacks are turned into one line per stack, "COUNT SYM
+# SYM ...", innermost first; share_complete counts those that start in
+# tr_leaf and those of them whose first N symbols are the chain: prints
+# "TOTAL COMPLETE".
+share_complete() {
+	awk -v n="$1" -v chain="$chain" '
+	BEGIN { split(chain, want, " ") }
+	$2 == "tr_leaf" {
+		total += $1
+		for (i = 1; i <= n && want[i] == $(i + 1); i++)
+			;
+		if (i > n) complete += $1
 	}
-	/^[^ \t]/ { done(); next }
-	/^[ \t]+[0-9a-f]+ / { f[++nf] = $2 }
-	END { done(); printf "%d %d\n", total, complete }'
+	END { printf "%d %d\n", total, complete }'
 }
 
-# perf_run NAME TRACEE ARGS...: record the tracee for 3 s, print "TOTAL COMPLETE"
+# perf script: a line with the comm, then one "  IP SYM" line per frame.
+perf_stacks() {
+	${perf:-perf} script -i "$1" --no-inline -F comm,ip,sym 2>/dev/null |
+	awk '/^[^ \t]/ { if (s != "") print "1" s; s = ""; next }
+	     /^[ \t]+[0-9a-f]+ / { s = s " " $2 }
+	     END { if (s != "") print "1" s }'
+}
+
+# perf_run NAME TRACEE ARGS...: record the tracee for 3 s, print "TOTAL
+# COMPLETE"; $perf is the perf command (default perf), $callgraph its
+# --call-graph (default fp)
 perf_run() {
 	name=$1
 	shift
-	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/$name.data" -- \
+	${perf:-perf} record -q -e cpu-clock:u -F 499 \
+		--call-graph "${callgraph:-fp}" -o "$tmp/$name.data" -- \
 		"$@" 3 2>"$tmp/$name.err" >/dev/null
-	perf_complete "$tmp/$name.data"
+	perf_stacks "$tmp/$name.data" | share_complete 9
+}
+
+# sid's perf 7.2 (scripts/sid-perf.sh), with its own loader and libraries.
+sid_perf() {
+	/sid-perf/ld-linux-x86-64.so.2 --library-path /sid-perf /sid-perf/perf "$@"
 }
 
 # expect_share NAME "TOTAL COMPLETE" OP PERCENT: OP is ge or le
@@ -131,6 +149,20 @@ check "codectl unwind shows the hooks and their counters" \
 	"$(grep -A1 '^hook perf' "$tmp/unwind.txt" | tr '\n' ' ')" \
 	grep -q "^hook perf_callchain_user: attached" "$tmp/unwind.txt"
 
+# perf_event_max_stack bounds perf_callchain_store(): the hook must stop
+# there, with the innermost frames.
+max=$(cat /proc/sys/kernel/perf_event_max_stack)
+echo 5 >/proc/sys/kernel/perf_event_max_stack
+perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/max5.data" -- "$v3" -r 3 \
+	2>"$tmp/max5.err" >/dev/null
+echo "$max" >/proc/sys/kernel/perf_event_max_stack
+perf_stacks "$tmp/max5.data" >"$tmp/max5.txt"
+deepest=$(awk '{ if (NF - 1 > d) d = NF - 1 } END { print d + 0 }' "$tmp/max5.txt")
+check "perf_event_max_stack=5: no stack deeper than 5" "deepest $deepest" \
+	[ "$deepest" -le 5 ]
+expect_share "perf_event_max_stack=5: the 5 innermost frames" \
+	"$(share_complete 5 <"$tmp/max5.txt")" ge 95
+
 echo 0 >$params/hooks
 check "hooks=0 detaches" "$(grep attached "$hooks" | head -1)" \
 	[ "$(hook_counter perf_callchain_user attached)" = 0 ]
@@ -154,6 +186,27 @@ r=$(perf_run fp-nohooks "$fp" -r)
 expect_share "perf -g: fp registered, hooks off: the kernel's FP walk complete" "$r" ge 95
 echo 1 >$params/hooks
 
+# --- perf's deferred callchains (7.2: unwind_user) ---------------------------
+# perf 7.2's --call-graph fp,defer asks the deferred unwinder for the user
+# stack, which walks it in a task_work through unwind_user(): faulting
+# reads there.
+if [ -n "$(hook_counter unwind_user attached)" ]; then
+	if [ -x /sid-perf/perf ]; then
+		before=$(hook_counter unwind_user redirected)
+		r=$(perf=sid_perf callgraph=fp,defer perf_run defer-hooks "$v3" -r)
+		expect_share "perf 7.2 fp,defer: v3 registered, hooks on" "$r" ge 95
+		after=$(hook_counter unwind_user redirected)
+		check "perf 7.2 fp,defer: unwind_user redirected" \
+			"redirected $before -> $after" [ "$after" -gt "$before" ]
+		echo 0 >$params/hooks
+		r=$(perf=sid_perf callgraph=fp,defer perf_run defer-nohooks "$v3" -r)
+		expect_share "perf 7.2 fp,defer: v3 registered, hooks off" "$r" le 5
+		echo 1 >$params/hooks
+	else
+		not_ok "perf 7.2 fp,defer" "this kernel has unwind_user, but no /sid-perf (scripts/sid-perf.sh)"
+	fi
+fi
+
 # --- ftrace (trace-cmd) ------------------------------------------------------
 # trace-cmd report prints each user stack as a "user_stack:" event with
 # one "=> 0xADDRESS" per entry (8 of them, 0x0 for none), the first on the
@@ -164,20 +217,10 @@ ftrace_run() {
 	trace-cmd record -q -e sched:sched_switch -O userstacktrace \
 		-o "$tmp/$name.dat" -F "$@" 2 >"$tmp/$name.out" 2>&1
 	trace-cmd report -i "$tmp/$name.dat" 2>/dev/null | "$v3" resolve |
-	awk -v want="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1" '
-	function done() {
-		if (nf > 0 && f[1] == "tr_leaf") {
-			total++
-			s = f[1]
-			for (i = 2; i <= 8 && i <= nf; i++) s = s " " f[i]
-			if (s == want) complete++
-		}
-		nf = 0; in_us = 0
-	}
-	/ user_stack: / { done(); in_us = 1 }
-	in_us && /=>/ { sub(/.*=> */, ""); f[++nf] = $1; next }
-	in_us { done() }
-	END { done(); printf "%d %d\n", total, complete }'
+	awk '/ user_stack: / { if (s != "") print "1" s; s = ""; us = 1 }
+	     us && /=>/ { sub(/.*=> */, ""); s = s " " $1; next }
+	     { us = 0 }
+	     END { if (s != "") print "1" s }' | share_complete 8
 }
 
 if command -v trace-cmd >/dev/null; then
@@ -204,22 +247,11 @@ bpf_run() {
 	timeout 120 bpftrace -q -c "$* 4" \
 		-e 'profile:hz:99 /pid == cpid/ { @[ustack] = count(); }' \
 		>"$tmp/$name.out" 2>"$tmp/$name.err"
-	awk -v want="$chain" '
-	function done() {
-		if (nf > 0 && f[1] == "tr_leaf") {
-			total += cnt
-			s = f[1]
-			for (i = 2; i <= 9 && i <= nf; i++) s = s " " f[i]
-			if (s == want) complete += cnt
-		}
-		nf = 0
-	}
-	/^@\[/ { done(); next }
-	/^\]: / { cnt = $2; done(); next }
-	/^[ \t]+[A-Za-z_]/ { sub(/^[ \t]+/, ""); sub(/\+.*/, ""); f[++nf] = $0 }
-	END { printf "%d %d\n", total, complete }' <<EOF
-$("$v3" resolve <"$tmp/$name.out")
-EOF
+	"$v3" resolve <"$tmp/$name.out" |
+	awk '/^@\[/ { s = ""; next }
+	     /^\]: / { print $2 s; next }
+	     /^[ \t]+[A-Za-z_0-9]/ { sub(/\+.*/, ""); s = s " " $1 }' |
+	share_complete 9
 }
 
 if command -v bpftrace >/dev/null; then

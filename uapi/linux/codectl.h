@@ -493,11 +493,17 @@ struct codectl_sframe_check {
 /* Largest trace the module produces. */
 #define CODECTL_UNWIND_MAX_FRAMES	4096
 
-/* codectl_unwind_args.flags: methods to leave out (0: use all). */
+/*
+ * codectl_unwind_args.flags: methods to leave out (0: use all), and
+ * CODECTL_UNWIND_NOFAULT: walk as the tracer hooks do from NMI and
+ * interrupts, never faulting or sleeping (a page that is not resident
+ * ends the step that needed it), the registrations read under RCU.
+ */
 #define CODECTL_UNWIND_NO_SFRAME	0x1
 #define CODECTL_UNWIND_NO_JIT		0x2
 #define CODECTL_UNWIND_NO_FP		0x4
-#define CODECTL_UNWIND_FLAGS_ALL	0x7
+#define CODECTL_UNWIND_NOFAULT		0x8
+#define CODECTL_UNWIND_FLAGS_ALL	0xf
 
 /**
  * struct codectl_unwind_args - CODECTL_IOC_UNWIND: unwind my stack now
@@ -505,7 +511,7 @@ struct codectl_sframe_check {
  * @methods:	in: __u8 array of @max_frames entries for CODECTL_FRAME_*,
  *		or 0
  * @max_frames:	in: 1 .. CODECTL_UNWIND_MAX_FRAMES
- * @flags:	in: CODECTL_UNWIND_NO_* bits
+ * @flags:	in: CODECTL_UNWIND_NO_* and CODECTL_UNWIND_NOFAULT bits
  * @iterations:	in: unwind this many times (benchmarks; 0 means 1); the
  *		arrays get the last unwind
  * @nr:		out: frames found, frame 0 being the pc of the ioctl call

@@ -59,7 +59,7 @@ v1 | v2 | v3)
 	for f in unwind-test libuwlib.so bench-unwind; do
 		file=$dir/$f
 		[ -e "$file" ] || continue
-		"$readelf" -lW "$file" | grep -q GNU_SFRAME || err "$f: no PT_GNU_SFRAME"
+		"$readelf" -lW "$file" | grep GNU_SFRAME >/dev/null || err "$f: no PT_GNU_SFRAME"
 		got=$("$readelf" --sframe "$file" | sed -n 's/^ *Version: *//p' | sort -u | tr '\n' ' ')
 		[ "$got" = "SFRAME_VERSION_$ver " ] ||
 			err "$f: SFrame version '$got', expected SFRAME_VERSION_$ver"
@@ -84,7 +84,7 @@ v1 | v2 | v3)
 	;;
 fp)
 	for f in unwind-test libuwlib.so; do
-		! "$readelf" -SW "$dir/$f" | grep -q '\.sframe' || err "$f: has .sframe"
+		! "$readelf" -SW "$dir/$f" | grep '\.sframe' >/dev/null || err "$f: has .sframe"
 	done
 	;;
 *)
@@ -95,9 +95,9 @@ esac
 # The calls go through the PLTs.
 "$objdump" -d --no-show-raw-insn "$dir/unwind-test" |
 	awk '/^[0-9a-f]+ <plt_caller>:/ { p = 1; next } /^$/ { p = 0 } p' |
-	grep -q 'call.*<uwlib_entry@plt>' || err "plt_caller does not call uwlib_entry@plt"
+	grep 'call.*<uwlib_entry@plt>' >/dev/null || err "plt_caller does not call uwlib_entry@plt"
 "$objdump" -d --no-show-raw-insn "$dir/libuwlib.so" |
 	awk '/^[0-9a-f]+ <uwlib_entry>:/ { p = 1; next } /^$/ { p = 0 } p' |
-	grep -q 'call.*<uwlib_mid@plt>' || err "uwlib_entry does not call uwlib_mid@plt"
+	grep 'call.*<uwlib_mid@plt>' >/dev/null || err "uwlib_entry does not call uwlib_mid@plt"
 
 [ "$errors" -eq 0 ] || exit 1

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -50,6 +51,18 @@ NOIPA long uw_unwind(struct codectl_unwind_args *a)
 	return ret;
 }
 
+/*
+ * $UW_EXTRA_FLAGS (a number) is or'ed into every unwind's flags:
+ * guest-suite.sh runs the tests again with CODECTL_UNWIND_NOFAULT, the
+ * tracer hooks' walk.
+ */
+static uint32_t uw_extra_flags(void)
+{
+	const char *env = getenv("UW_EXTRA_FLAGS");
+
+	return env ? (uint32_t)strtoul(env, NULL, 0) : 0;
+}
+
 void uw_args(struct codectl_unwind_args *a, uint64_t *ips, uint8_t *methods,
 	     uint32_t max, uint32_t flags)
 {
@@ -57,7 +70,7 @@ void uw_args(struct codectl_unwind_args *a, uint64_t *ips, uint8_t *methods,
 	a->ips = (uintptr_t)ips;
 	a->methods = (uintptr_t)methods;
 	a->max_frames = max;
-	a->flags = flags;
+	a->flags = flags | uw_extra_flags();
 }
 
 bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
