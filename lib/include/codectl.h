@@ -311,7 +311,7 @@ int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
  *  - else without SFrame (frame pointers only): objects with no file
  *    or no .eh_frame_hdr.
  *
- * Synthesis reads each file and takes about 10-30 ms for a C library, with
+ * Synthesis reads each file and takes about 10-25 ms for a C library, with
  * the dynamic loader's lock held (dl_iterate_phdr()): dlopen() in other
  * threads waits.  Allocates memory; not async-signal-safe.  Objects
  * loaded later are not covered.
