@@ -19,7 +19,10 @@
 #   make bench-decoder    SFrame lookups/s, ours vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
 #                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
-#   make install          lib, headers, tools under $(PREFIX)
+#   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,
+#                         libstdc++, ld.so (SYNTH_OBJS=...): coverage, size,
+#                         time (codectl synth -n 9; a benchmark)
+#   make install          lib, headers, tools, man pages under $(PREFIX)
 #   make install-system   udev rule, modprobe.d example, modules-load.d
 #                         entry under $(DESTDIR)/ (for packagers; the
 #                         module itself is installed by dkms)
@@ -36,7 +39,8 @@ UDEVRULESDIR ?= /usr/lib/udev/rules.d
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind install install-system \
+	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-synth \
+	install install-system \
 	clean
 
 all: module lib tools
@@ -95,9 +99,16 @@ bench-decoder:
 bench-unwind:
 	$(MAKE) -C tests/vm/unwind bench SERIES="$(SERIES)"
 
+SYNTH_OBJS ?= $(foreach l,libc.so.6 libstdc++.so.6 ld-linux-x86-64.so.2,\
+		$(realpath /lib/x86_64-linux-gnu/$(l)))
+bench-synth: lib tools
+	@dpkg-query -W -f='# $${Package} $${Version}\n' libc6 libstdc++6 2>/dev/null || true
+	tools/codectl synth -n 9 $(SYNTH_OBJS)
+
 install: lib tools
 	$(MAKE) -C lib install PREFIX=$(PREFIX)
 	$(MAKE) -C tools install PREFIX=$(PREFIX)
+	$(MAKE) -C man install PREFIX=$(PREFIX)
 
 # The module sets its node's mode itself (0666, devtmpfs); the udev rule
 # says so again for systems whose rules would change it.  modules-load.d

@@ -130,6 +130,47 @@ static int read_shdr(int fd, const ElfW(Ehdr) *eh, uint64_t idx,
 }
 
 /*
+ * Is the regular file at @fd, an ELF file of this machine's class and
+ * byte order, the object @info describes (the same program headers)?
+ * Fills in its ELF header and size.
+ */
+static int file_is_object(int fd, const struct dl_phdr_info *info,
+			  ElfW(Ehdr) *eh, uint64_t *fsize)
+{
+	ElfW(Phdr) ph[16];
+	struct stat st;
+	uint64_t i;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	*fsize = st.st_size;
+	if (pread_all(fd, eh, sizeof(*eh), 0) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS_NATIVE ||
+	    eh->e_ident[EI_DATA] != ELFDATA_NATIVE ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phnum != info->dlpi_phnum || eh->e_phnum == PN_XNUM)
+		return 0;
+	for (i = 0; i < eh->e_phnum; i += 16) {
+		uint64_t n = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
+
+		if (pread_all(fd, ph, n * sizeof(ph[0]),
+			      eh->e_phoff + i * sizeof(ph[0])) ||
+		    memcmp(ph, &info->dlpi_phdr[i], n * sizeof(ph[0])))
+			return 0;
+	}
+	return 1;
+}
+
+int codectl__file_is_object(int fd, const struct dl_phdr_info *info)
+{
+	uint64_t fsize;
+	ElfW(Ehdr) eh;
+
+	return file_is_object(fd, info, &eh, &fsize);
+}
+
+/*
  * Read the .gnu_debuglink section of @path into @buf, if that file is the
  * object @info describes (same program headers).  Anything unexpected: no
  * debug link.
@@ -140,36 +181,17 @@ static void read_debug_link(int fd, const struct dl_phdr_info *info,
 {
 	static const char name[] = ".gnu_debuglink";
 	ElfW(Shdr) sh, strtab;
-	ElfW(Phdr) ph[16];
 	uint64_t shnum, shstrndx, fsize, crc_off, size, i;
 	char secname[sizeof(name)];
 	ElfW(Ehdr) eh;
-	struct stat st;
 	uint32_t crc;
 	char *nul;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return;
-	fsize = st.st_size;
-	if (pread_all(fd, &eh, sizeof(eh), 0) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS_NATIVE ||
-	    eh.e_ident[EI_DATA] != ELFDATA_NATIVE ||
-	    eh.e_phentsize != sizeof(ElfW(Phdr)) ||
-	    eh.e_phnum != info->dlpi_phnum || eh.e_phnum == PN_XNUM ||
+	/* The file must be the loaded object: same program headers. */
+	if (!file_is_object(fd, info, &eh, &fsize) ||
 	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shoff == 0 ||
 	    eh.e_shoff >= fsize)
 		return;
-
-	/* The file must be the loaded object: same program headers. */
-	for (i = 0; i < eh.e_phnum; i += 16) {
-		uint64_t n = eh.e_phnum - i < 16 ? eh.e_phnum - i : 16;
-
-		if (pread_all(fd, ph, n * sizeof(ph[0]),
-			      eh.e_phoff + i * sizeof(ph[0])) ||
-		    memcmp(ph, &info->dlpi_phdr[i], n * sizeof(ph[0])))
-			return;
-	}
 
 	shnum = eh.e_shnum;
 	shstrndx = eh.e_shstrndx;
@@ -335,7 +357,7 @@ CODECTL_EXPORT int codectl_elf_info_from_phdr(const struct dl_phdr_info *info,
 }
 
 /* Register @ei; without SFrame if the kernel rejects the SFrame header. */
-static int register_info(struct codectl_elf_info *ei)
+int codectl__register_info(struct codectl_elf_info *ei)
 {
 	int saved = errno;
 
@@ -363,7 +385,7 @@ CODECTL_EXPORT int codectl_register_object(const struct dl_phdr_info *info)
 	if (elf_info(info, &ei, &buf))
 		return -1;
 	errno = saved;
-	return register_info(&ei);
+	return codectl__register_info(&ei);
 }
 
 CODECTL_EXPORT int codectl_unregister_object(const struct dl_phdr_info *info)
@@ -377,39 +399,45 @@ CODECTL_EXPORT int codectl_unregister_object(const struct dl_phdr_info *info)
 	return codectl_unregister(ei.text_start, ei.text_end);
 }
 
-struct self_ctx {
-	int count;
-	int err;
-};
+void codectl__reg_count(struct codectl__reg_ctx *ctx, int ret)
+{
+	if (ret == 0 || errno == EEXIST)
+		ctx->count++;
+	else if (!ctx->err)
+		ctx->err = errno;
+}
+
+int codectl__reg_each(int (*fn)(struct dl_phdr_info *, size_t, void *),
+		      struct codectl__reg_ctx *ctx)
+{
+	int saved = errno;
+
+	if (codectl_get_fd() < 0)
+		return -1;
+	dl_iterate_phdr(fn, ctx);
+	if (ctx->err) {
+		errno = ctx->err;
+		return -1;
+	}
+	errno = saved;
+	return ctx->count;
+}
 
 static int register_one(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct self_ctx *ctx = data;
 	struct codectl_elf_info ei;
 	struct codectl_elf_buf buf;
 
 	(void)size;
 	if (elf_info(info, &ei, &buf))
 		return 0;	/* no executable segment: nothing to do */
-	if (register_info(&ei) == 0 || errno == EEXIST)
-		ctx->count++;
-	else if (!ctx->err)
-		ctx->err = errno;
+	codectl__reg_count(data, codectl__register_info(&ei));
 	return 0;
 }
 
 CODECTL_EXPORT int codectl_register_self(void)
 {
-	struct self_ctx ctx = { 0, 0 };
-	int saved = errno;
+	struct codectl__reg_ctx ctx = { 0, 0, 0 };
 
-	if (codectl_get_fd() < 0)
-		return -1;
-	dl_iterate_phdr(register_one, &ctx);
-	if (ctx.err) {
-		errno = ctx.err;
-		return -1;
-	}
-	errno = saved;
-	return ctx.count;
+	return codectl__reg_each(register_one, &ctx);
 }

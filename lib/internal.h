@@ -8,5 +8,47 @@
 /* Everything is hidden (-fvisibility=hidden) except what is marked. */
 #define CODECTL_EXPORT	__attribute__((visibility("default")))
 
+struct dl_phdr_info;
+
+/*
+ * codectl_sframe_synth() for the FDEs starting in [@lo, @hi) (link-time
+ * addresses) only, each cut at @hi: one executable segment's functions.
+ */
+int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
+				uint64_t hi, uint64_t sec_addr,
+				unsigned int flags, void **sec, size_t *size,
+				struct codectl_synth_stats *stats);
+
+/*
+ * The same from an ELF image in memory (the vdso, which has no file):
+ * @image_size bytes at @image, all readable.
+ */
+int codectl__sframe_synth_mem(const void *image, size_t image_size,
+			      uint64_t bias, uint64_t lo, uint64_t hi,
+			      unsigned int flags, void **sec, size_t *size);
+
+/* Is the file open at @fd the object @info describes (same phdrs)? */
+int codectl__file_is_object(int fd, const struct dl_phdr_info *info);
+
+/* codectl_register_elf(@ei), again without SFrame if that is refused. */
+int codectl__register_info(struct codectl_elf_info *ei);
+
+/* Registration of every loaded object: what was done, the first error. */
+struct codectl__reg_ctx {
+	unsigned int flags;
+	int count;
+	int err;
+};
+
+/* Count a registration's result (EEXIST counts as registered). */
+void codectl__reg_count(struct codectl__reg_ctx *ctx, int ret);
+
+/*
+ * Open the device, then run @fn on each object dl_iterate_phdr() reports
+ * with @ctx.  Returns ctx->count, or -1 with the first error.
+ */
+int codectl__reg_each(int (*fn)(struct dl_phdr_info *, size_t, void *),
+		      struct codectl__reg_ctx *ctx);
+
 
 #endif /* LIBCODECTL_INTERNAL_H */

@@ -4,24 +4,40 @@
  *
  *   codectl version          what the loaded module offers
  *   codectl stats            the module's live objects (debugfs, root)
- *   codectl self             register this program's own loaded objects
+ *   codectl self [--all]     register this program's own loaded objects
  *                            through libcodectl and list what the kernel
- *                            now holds for it
+ *                            now holds for it; --all: every executable
+ *                            segment, with SFrame synthesised from
+ *                            .eh_frame where an object has none
+ *                            (codectl_register_all())
  *   codectl unwind           the unwinder's counters: unwinds, frames by
  *                            method, stops by reason; then each tracer
  *                            hook's (perf, ftrace, deferred): attached,
  *                            calls redirected and declined, its frames
  *                            and stops (any user)
+ *   codectl synth [-o OUT] [-a ADDR] [-n N] FILE...
+ *                            SFrame synthesised from each FILE's .eh_frame
+ *                            (codectl_sframe_synth()): coverage, size and
+ *                            time (the median of N runs, default 1); -o
+ *                            writes the section (one FILE only), to be
+ *                            decoded at ADDR (default 0: function starts
+ *                            then decode to link-time addresses)
+ *   codectl synth -c FILE... the module's verdict on each section
+ *                            (CODECTL_CHECK_SFRAME: the checks registration
+ *                            runs), synthesised in this process's memory
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
  * registers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <codectl.h>
 
@@ -106,12 +122,12 @@ static int list_registrations(void)
 	return 0;
 }
 
-static int cmd_self(void)
+static int cmd_self(int all)
 {
-	int n = codectl_register_self();
+	int n = all ? codectl_register_all(0) : codectl_register_self();
 
 	if (n < 0)
-		return fail("register_self");
+		return fail(all ? "register_all" : "register_self");
 	return list_registrations();
 }
 
@@ -166,13 +182,164 @@ static int cmd_unwind(void)
 	return cmd_hooks();
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int write_file(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f || fwrite(buf, 1, size, f) != size) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
+/*
+ * The kernel's verdict on the section synthesised from @fd, in this
+ * process's memory (CODECTL_CHECK_SFRAME: every check registration runs).
+ */
+static int synth_check(const char *path, int fd)
+{
+	struct codectl_sframe_check c;
+	size_t size;
+	void *sec;
+
+	if (codectl_sframe_synth(fd, 0, 0, CODECTL_SYNTH_AT_BUFFER, &sec,
+				 &size, NULL))
+		return fail(path);
+	memset(&c, 0, sizeof(c));
+	c.sframe_start = (uintptr_t)sec;
+	c.sframe_end = (uintptr_t)sec + size;
+	if (codectl_check_sframe(&c)) {
+		free(sec);
+		return fail("check_sframe");
+	}
+	free(sec);
+	printf("%s: kernel: %s (version %u, %u FDEs, %u FREs)\n", path,
+	       c.error ? "refused" : "valid", c.version, c.num_fdes,
+	       c.num_fres);
+	if (c.error)
+		printf("%s: kernel: error %u\n", path, c.error);
+	return c.error ? 1 : 0;
+}
+
+/* One FILE: synthesise N times, print the figures, maybe write it. */
+static int synth_one(const char *path, uint64_t addr, int runs,
+		     const char *out, int check)
+{
+	struct codectl_synth_stats st;
+	double ms[64];
+	size_t size = 0;
+	void *sec = NULL;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(path);
+	if (check) {
+		i = synth_check(path, fd);
+		close(fd);
+		return i;
+	}
+	for (i = 0; i < runs; i++) {
+		struct timespec a, b;
+
+		free(sec);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if (codectl_sframe_synth(fd, 0, addr, 0, &sec, &size, &st)) {
+			close(fd);
+			return fail(path);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ms[i] = (b.tv_sec - a.tv_sec) * 1e3 +
+			(b.tv_nsec - a.tv_nsec) / 1e6;
+	}
+	close(fd);
+	qsort(ms, runs, sizeof(ms[0]), cmp_double);
+	printf("%s: text %" PRIu64 " B, with rules %" PRIu64 " B (%.1f%%; "
+	       "%.1f%% of the %" PRIu64 " B the CFI covers)\n", path,
+	       st.text_bytes, st.covered_bytes,
+	       pct(st.covered_bytes, st.text_bytes),
+	       pct(st.covered_bytes, st.cfi_bytes), st.cfi_bytes);
+	printf("%s: FDEs %u, with rules %u (%.1f%%; %u at every pc)\n", path,
+	       st.cfi_fdes, st.fdes_full + st.fdes_partial,
+	       pct(st.fdes_full + st.fdes_partial, st.cfi_fdes), st.fdes_full);
+	printf("%s: CFI rows %u, left out %u (CFA %u, RA %u, rbp %u), "
+	       "outermost %u\n", path, st.rows, st.rows - st.rows_kept,
+	       st.rows_cfa, st.rows_ra, st.rows_fp, st.outermost_rows);
+	printf("%s: section %zu B: %u FDEs (%u FLEX), %u FREs; "
+	       "%.2f ms (median of %d)\n", path, size, st.sframe_fdes,
+	       st.flex_fdes, st.sframe_fres, ms[runs / 2], runs);
+	if (out && write_file(out, sec, size)) {
+		free(sec);
+		return fail(out);
+	}
+	free(sec);
+	return 0;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	const char *out = NULL;
+	uint64_t addr = 0;
+	int opt, runs = 1, ret = 0, check = 0;
+
+	while ((opt = getopt(argc, argv, "co:a:n:")) != -1) {
+		switch (opt) {
+		case 'c':
+			check = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'a':
+			addr = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			runs = atoi(optarg);
+			if (runs < 1 || runs > 64)
+				runs = 0;
+			break;
+		default:
+			runs = 0;
+		}
+	}
+	if (!runs || optind >= argc || (out && argc - optind != 1) ||
+	    (check && out)) {
+		fputs("usage: codectl synth [-o OUT] [-a ADDR] [-n 1-64] "
+		      "FILE... | -c FILE...\n", stderr);
+		return 2;
+	}
+	for (; optind < argc; optind++)
+		ret |= synth_one(argv[optind], addr, runs, out, check);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage: codectl version | stats | self | unwind\n", f);
+	fputs("usage: codectl version | stats | self [--all] | unwind | "
+	      "synth [-o OUT] [-a ADDR] [-n N] FILE... | synth -c FILE...\n",
+	      f);
 }
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "synth"))
+		return cmd_synth(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
+		return cmd_self(1);
 	if (argc != 2) {
 		usage(stderr);
 		return 2;
@@ -182,7 +349,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "stats"))
 		return cmd_stats();
 	if (!strcmp(argv[1], "self"))
-		return cmd_self();
+		return cmd_self(0);
 	if (!strcmp(argv[1], "unwind"))
 		return cmd_unwind();
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

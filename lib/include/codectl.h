@@ -9,8 +9,10 @@
  *
  * Conventions, for every function here: 0 (or a count) on success, -1 with
  * errno set on failure.  errno is the kernel's for a failed call and is left
- * untouched on success.  Nothing prints, nothing allocates memory.
- * All functions are thread-safe except where said otherwise.
+ * untouched on success.  Nothing prints.  Nothing allocates memory except
+ * codectl_sframe_synth(), codectl_register_all() and
+ * codectl_register_object_all() (SFrame synthesised from .eh_frame, with
+ * libdw).  All functions are thread-safe except where said otherwise.
  */
 #ifndef LIBCODECTL_CODECTL_H
 #define LIBCODECTL_CODECTL_H
@@ -207,6 +209,131 @@ int codectl_unregister_object(const struct dl_phdr_info *info);
  * when the module is not loaded).
  */
 int codectl_register_self(void);
+
+/*
+ * SFrame synthesised from an object's .eh_frame (DWARF CFI), for objects
+ * built without .sframe (Debian's libc, libstdc++, ld.so...).
+ *
+ * Unlike the rest of the library, these functions allocate memory (the
+ * section, and libdw's state while reading) and read the file.
+ */
+
+/* codectl_sframe_synth() flags */
+#define CODECTL_SYNTH_AT_BUFFER	(1u << 0)	/* sec_addr: the buffer itself */
+
+/*
+ * What codectl_sframe_synth() found and wrote.  Bytes and rows count the
+ * object's link-time code; "left out" rows are CFI rows SFrame cannot
+ * express, whose pcs get no SFrame rule (unwinders fall back there).
+ */
+struct codectl_synth_stats {
+	uint64_t text_bytes;	/* executable sections (SHF_EXECINSTR) */
+	uint64_t cfi_bytes;	/* bytes the CFI's rows cover */
+	uint64_t covered_bytes;	/* bytes with an SFrame rule */
+	uint32_t cfi_fdes;	/* FDEs (.eh_frame_hdr entries) */
+	uint32_t fdes_full;	/* FDEs with a rule at every pc */
+	uint32_t fdes_partial;	/* FDEs with a rule at some pcs */
+	uint32_t rows;		/* CFI rows walked */
+	uint32_t rows_kept;	/* rows with an SFrame rule */
+	uint32_t rows_cfa;	/* left out: CFA not reg + off or *(reg + off) */
+	uint32_t rows_ra;	/* left out: return address rule */
+	uint32_t rows_fp;	/* left out: rbp rule */
+	uint32_t outermost_rows; /* kept, RA undefined: written as outermost */
+	uint32_t sframe_fdes;	/* FDEs of the section written */
+	uint32_t sframe_fres;	/* its FREs */
+	uint32_t flex_fdes;	/* its FLEX FDEs */
+};
+
+/*
+ * codectl_sframe_synth - build an SFrame v3 section from an object's CFI
+ * @fd:		the object's file (x86-64 ELF, read from offset 0; the file
+ *		position is not used)
+ * @bias:	added to the object's link-time addresses: its load bias
+ *		(dl_phdr_info.dlpi_addr) to register it in this process, 0
+ *		for link-time addresses
+ * @sec_addr:	the address the section will be decoded at (SFrame v3
+ *		stores function starts relative to the section); ignored
+ *		with CODECTL_SYNTH_AT_BUFFER, which uses the returned
+ *		buffer's own address (for codectl_register_elf() with
+ *		CODECTL_ELF_SFRAME_SYNTH: do not copy the buffer then)
+ * @flags:	0 or CODECTL_SYNTH_AT_BUFFER
+ * @sec:	out: the section, malloc()ed: free() it
+ * @size:	out: its size in bytes
+ * @stats:	out, may be NULL: coverage and counts
+ *
+ * The CFI is read with elfutils' libdw: FDEs from the .eh_frame_hdr
+ * table (PT_GNU_EH_FRAME), each row with dwarf_cfi_addrframe().  A row
+ * gets an SFrame rule when SFrame can express its CFA (rsp, rbp or
+ * another register + offset, or the memory there), its return address
+ * (at CFA + offset, in or at a register; undefined: an outermost frame)
+ * and rbp (unchanged, or as the return address): rsp/rbp + offset with
+ * RA at CFA - 8 and rbp unchanged or at a CFA offset are DEFAULT FDEs,
+ * the rest FLEX FDEs.  Other rows (DWARF expressions such as the PLT's,
+ * rules SFrame lacks) end the SFrame function, so their pcs have none.
+ * The section is checked with the decoder's full validation
+ * (sframe_validate()) before it is returned.  An object's own .sframe
+ * is not looked at: the caller chooses.
+ *
+ * Thread-safe (calls may run concurrently, on the same file too); never
+ * prints.  Returns 0, or -1 with errno: EINVAL (bad argument), ENOEXEC
+ * (not a 64-bit little-endian x86-64 ELF file), ENOENT (no
+ * PT_GNU_EH_FRAME with a search table in ld's encoding, or no CFI),
+ * ENODATA (no row SFrame can express), ENOMEM, EOVERFLOW (the section
+ * would not fit the format), EPROTO (the section failed validation: a
+ * bug of the library), ENOTSUP (libelf cannot be initialised).
+ */
+int codectl_sframe_synth(int fd, uint64_t bias, uint64_t sec_addr,
+			 unsigned int flags, void **sec, size_t *size,
+			 struct codectl_synth_stats *stats);
+
+/* codectl_register_all() flags */
+#define CODECTL_ALL_NO_SYNTH	(1u << 0)	/* never synthesise SFrame */
+
+/*
+ * codectl_register_all - register every loaded object, with unwind rules
+ * @flags:	0 or CODECTL_ALL_NO_SYNTH
+ *
+ * For each object dl_iterate_phdr() reports, every executable PT_LOAD
+ * segment is registered (codectl_elf_info_from_phdr()'s pathname, build
+ * id and debug link; EEXIST counts as registered):
+ *  - with the object's own SFrame (PT_GNU_SFRAME) for its first
+ *    executable segment;
+ *  - else, unless CODECTL_ALL_NO_SYNTH, with SFrame synthesised from its
+ *    .eh_frame (codectl_sframe_synth(), the segment's functions only),
+ *    read from the object's file (dlpi_name when absolute, the main
+ *    program through /proc/self/exe) when that file's program headers
+ *    are the loaded object's, or for the vdso (no file) from its image
+ *    in memory.  It is registered with
+ *    CODECTL_ELF_SFRAME_SYNTH (struct codectl_elf_info version 1): the
+ *    kernel copies the section, which is freed when the call returns.
+ *    A kernel without that ABI (E2BIG, EINVAL) or refusing the section
+ *    (ENOEXEC) gets the segment without SFrame;
+ *  - else without SFrame (frame pointers only): objects with no file
+ *    or no .eh_frame_hdr.
+ *
+ * Synthesis reads each file and takes about 10-25 ms for a C library, with
+ * the dynamic loader's lock held (dl_iterate_phdr()): dlopen() in other
+ * threads waits.  Allocates memory; not async-signal-safe.  Objects
+ * loaded later are not covered.
+ *
+ * Returns the number of segments registered, or -1 with the errno of the
+ * first failure (the others stay registered): ENODEV without the module,
+ * EINVAL for unknown @flags.
+ */
+int codectl_register_all(unsigned int flags);
+
+/*
+ * codectl_register_object_all - codectl_register_all() for one object
+ * @info:	the object, as dl_iterate_phdr() reports it
+ * @flags:	0 or CODECTL_ALL_NO_SYNTH
+ *
+ * For objects loaded after codectl_register_all() (dlopen).  Returns the
+ * number of segments registered (0: no executable segment), or -1 with
+ * the errno of the first failure (EINVAL: @info, its program headers or
+ * @flags).
+ */
+int codectl_register_object_all(const struct dl_phdr_info *info,
+				unsigned int flags);
 
 #ifdef __cplusplus
 }

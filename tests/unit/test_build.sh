@@ -20,11 +20,14 @@ codectl_frame_name
 codectl_get_fd
 codectl_hook_stats
 codectl_query
+codectl_register_all
 codectl_register_elf
 codectl_register_jit
 codectl_register_object
+codectl_register_object_all
 codectl_register_self
 codectl_set_fd
+codectl_sframe_synth
 codectl_stop_name
 codectl_unregister
 codectl_unregister_object
@@ -33,21 +36,8 @@ codectl_unwind_self
 codectl_unwind_stats
 codectl_version"
 
-n=0
-failed=0
-echo "1..12"
-check() {	# description, command...
-	desc=$1
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-		printf '%s\n' "$out" | sed 's/^/# /'
-	fi
-}
+echo "1..13"
+. ./tap.sh
 
 # The header, its macros and structs, as C++.
 cxx_syntax() {
@@ -124,9 +114,11 @@ soname() {
 		grep -q 'Library soname: \[libcodectl.so.1\]' &&
 	[ "$(readlink $LIB/libcodectl.so.1)" = libcodectl.so.1.0.0 ] &&
 	[ "$(readlink $LIB/libcodectl.so)" = libcodectl.so.1.0.0 ] &&
-	[ "$(readelf -d $LIB/libcodectl.so.1.0.0 | grep -c NEEDED)" = 1 ]
+	[ "$(readelf -d $LIB/libcodectl.so.1.0.0 |
+	     sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')" = \
+	  "libc.so.6 libdw.so.1 libelf.so.1 " ]
 }
-check "SONAME libcodectl.so.1, symlinks, needs only libc" soname
+check "SONAME libcodectl.so.1, symlinks, needs only libc, libdw, libelf" soname
 
 static_syms() {
 	[ -f $LIB/libcodectl.a ] || { echo "no libcodectl.a"; return 1; }
@@ -139,7 +131,8 @@ check "libcodectl.a defines only codectl* globals" static_syms
 install_tree() {
 	make -s -C $LIB install DESTDIR="$tmp/root" PREFIX=/usr/local >/dev/null &&
 	for f in lib/libcodectl.so.1.0.0 lib/libcodectl.so.1 lib/libcodectl.so \
-		 lib/libcodectl.a include/codectl.h include/linux/codectl.h \
+		 lib/libcodectl.a lib/libcodectl-audit.so \
+		 include/codectl.h include/linux/codectl.h \
 		 lib/pkgconfig/libcodectl.pc; do
 		[ -e "$tmp/root/usr/local/$f" ] || { echo "missing $f"; return 1; }
 	done
@@ -174,5 +167,13 @@ static_link() {
 		$LIB/libcodectl.a && "$tmp/s"
 }
 check "a C program links libcodectl.a statically" static_link
+
+man_pages() {
+	for f in ../../man/codectl.1 ../../man/libcodectl.3; do
+		out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$f" 2>&1) &&
+		[ -z "$out" ] || { echo "$f: $out"; return 1; }
+	done
+}
+check "the man pages format without warnings" man_pages
 
 [ "$failed" -eq 0 ]

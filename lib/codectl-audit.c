@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libcodectl-audit.so: an rtld audit module (LD_AUDIT, see rtld-audit(7))
+ * that registers every object the dynamic loader opens, with its own or a
+ * synthesised SFrame section (codectl_register_object_all()), and
+ * unregisters it when the loader closes it: the program, its libraries,
+ * and whatever it dlopen()s and dlclose()s, with no change to the program.
+ *
+ *   LD_AUDIT=/usr/local/lib/libcodectl-audit.so program
+ *
+ * Without /dev/codectl (module not loaded) nothing is registered and the
+ * program runs unchanged.  Nothing is printed unless CODECTL_DEBUG is set
+ * in the environment (to anything): then one line per object on stderr.
+ * It carries its own copy of libcodectl (linked statically; its symbols
+ * are not exported), in the audit namespace the loader gives it.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Text ranges registered for one object (its la_objopen cookie). */
+struct audit_obj {
+	unsigned int n;
+	uint64_t start[];	/* n pairs: start, end */
+};
+
+static int debug = -1;
+static int no_device;
+
+static void say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (debug < 0)
+		debug = getenv("CODECTL_DEBUG") != NULL;
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line,
+			     (size_t)n < sizeof(line) ? (size_t)n :
+			     sizeof(line) - 1);
+}
+
+CODECTL_EXPORT unsigned int la_version(unsigned int version)
+{
+	/* Only la_objopen and la_objclose: the same in every version. */
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+static const char *name_of(const char *name)
+{
+	return name && name[0] ? name : "(main program)";
+}
+
+/* Copy @len bytes at @addr, or fail (EFAULT) if they are not mapped. */
+static int copy_in(void *dst, uint64_t addr, size_t len)
+{
+	struct iovec local = { dst, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+	       (ssize_t)len ? 0 : -1;
+}
+
+#define MAX_PHDRS	64
+
+/*
+ * The dl_phdr_info of @map.  dl_iterate_phdr() cannot give it: called
+ * from here it walks the audit namespace only.  The program headers are
+ * found through the auxiliary vector (the main program) or the ELF
+ * header at the load bias (every other object maps it at its first
+ * PT_LOAD, p_vaddr 0), read with process_vm_readv() so that nothing can
+ * fault, and must name @map's dynamic section.
+ */
+static int phdr_info(const struct link_map *map, struct dl_phdr_info *info,
+		     ElfW(Phdr) *ph)
+{
+	uint64_t at;
+	unsigned int i, n;
+	int dyn = 0;
+
+	if (!map->l_name || !map->l_name[0]) {
+		at = getauxval(AT_PHDR);
+		n = (unsigned int)getauxval(AT_PHNUM);
+	} else {
+		ElfW(Ehdr) eh;
+
+		if (copy_in(&eh, map->l_addr, sizeof(eh)) ||
+		    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+		    eh.e_phentsize != sizeof(*ph))
+			return -1;
+		at = map->l_addr + eh.e_phoff;
+		n = eh.e_phnum;
+	}
+	if (!at || !n || n > MAX_PHDRS || copy_in(ph, at, n * sizeof(*ph)))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_DYNAMIC)
+			dyn = map->l_addr + ph[i].p_vaddr ==
+			      (uintptr_t)map->l_ld;
+	if (!dyn)
+		return -1;	/* not @map's program headers */
+	memset(info, 0, sizeof(*info));
+	info->dlpi_addr = map->l_addr;
+	info->dlpi_name = map->l_name;
+	info->dlpi_phdr = ph;
+	info->dlpi_phnum = (ElfW(Half))n;
+	return 0;
+}
+
+/* The executable segments of @info, to unregister at la_objclose(). */
+static struct audit_obj *segments(const struct dl_phdr_info *info)
+{
+	struct audit_obj *obj;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		n += info->dlpi_phdr[i].p_type == PT_LOAD &&
+		     (info->dlpi_phdr[i].p_flags & PF_X) &&
+		     info->dlpi_phdr[i].p_memsz;
+	obj = malloc(sizeof(*obj) + 2 * n * sizeof(uint64_t));
+	if (!obj)
+		return NULL;
+	obj->n = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    !ph->p_memsz)
+			continue;
+		obj->start[2 * obj->n] = info->dlpi_addr + ph->p_vaddr;
+		obj->start[2 * obj->n + 1] = obj->start[2 * obj->n] +
+					     ph->p_memsz;
+		obj->n++;
+	}
+	return obj;
+}
+
+CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
+				       uintptr_t *cookie)
+{
+	ElfW(Phdr) ph[MAX_PHDRS];
+	struct dl_phdr_info info;
+	struct audit_obj *obj;
+	int saved = errno, ret;
+
+	(void)lmid;
+	*cookie = 0;
+	if (no_device)
+		return 0;
+	if (phdr_info(map, &info, ph)) {
+		say("codectl-audit: %s: program headers not found\n",
+		    name_of(map->l_name));
+		errno = saved;
+		return 0;
+	}
+	obj = segments(&info);
+	ret = codectl_register_object_all(&info, 0);
+	if (ret < 0) {
+		if (errno == ENODEV)
+			no_device = 1;	/* no module: stop trying */
+		say("codectl-audit: %s: not registered: %s\n",
+		    name_of(map->l_name), strerror(errno));
+	} else {
+		say("codectl-audit: %s: %d segment%s registered\n",
+		    name_of(map->l_name), ret, ret == 1 ? "" : "s");
+	}
+	/* Unregistered at la_objclose() (a failed segment: ENOENT there). */
+	if (no_device)
+		free(obj);
+	else
+		*cookie = (uintptr_t)obj;
+	errno = saved;
+	return 0;	/* no symbol binding audit */
+}
+
+CODECTL_EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	struct audit_obj *obj = (struct audit_obj *)*cookie;
+	int saved = errno;
+	unsigned int i;
+
+	if (!obj)
+		return 0;
+	for (i = 0; i < obj->n; i++)
+		if (codectl_unregister(obj->start[2 * i],
+				       obj->start[2 * i + 1]) &&
+		    errno != ENOENT)
+			say("codectl-audit: unregister %#llx-%#llx: %s\n",
+			    (unsigned long long)obj->start[2 * i],
+			    (unsigned long long)obj->start[2 * i + 1],
+			    strerror(errno));
+	free(obj);
+	*cookie = 0;
+	errno = saved;
+	return 0;
+}

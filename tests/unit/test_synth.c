@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl_sframe_synth(): arguments and errors, the exact rules of
+ * functions with hand-written CFI (synth_asm.so), load bias and section
+ * address, statistics on Debian's libc, and concurrent calls.  Sections
+ * are decoded with the project's decoder (module/sframe.c).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <codectl.h>
+#include "sframe.h"
+
+#define ASM_SO		"./synth_asm.so"
+#define NOEH_SO		"./synth_noeh.so"
+#define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
+
+static int open_or_fail(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void test_args(void **state)
+{
+	size_t size;
+	void *sec;
+	int fd = open_or_fail(LIBC);
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(-1, 0, 0, 0, &sec, &size, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, NULL, &size, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, NULL, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 2, &sec, &size, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	close(fd);
+}
+
+static void test_not_elf(void **state)
+{
+	int fd = memfd_create("not-elf", MFD_CLOEXEC);
+	size_t size;
+	void *sec;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, NULL), -1);
+	assert_int_equal(errno, ENOEXEC);
+	close(fd);
+	fd = open_or_fail("/dev/null");
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, NULL), -1);
+	assert_int_equal(errno, ENOEXEC);
+	close(fd);
+}
+
+static void test_no_eh_frame_hdr(void **state)
+{
+	int fd = open_or_fail(NOEH_SO);
+	size_t size;
+	void *sec;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	close(fd);
+}
+
+/* The rule at @pc, which must exist. */
+static void rule_at(const struct sframe_sec *s, uintptr_t pc,
+		    struct sframe_rule *r)
+{
+	assert_int_equal(sframe_find(s, pc, r), SFRAME_OK);
+}
+
+static void assert_loc(const struct sframe_loc *l, int kind, int base,
+		       int off)
+{
+	assert_int_equal(l->kind, kind);
+	if (kind == SFRAME_LOC_VAL || kind == SFRAME_LOC_MEM) {
+		assert_int_equal(l->base, base);
+		assert_int_equal(l->off, off);
+	}
+}
+
+/* CFA = @base + @off, RA at CFA - 8, rbp unchanged. */
+static void assert_plain(const struct sframe_sec *s, uintptr_t pc, int base,
+			 int off)
+{
+	struct sframe_rule r;
+
+	rule_at(s, pc, &r);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, base, off);
+	assert_loc(&r.ra, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8);
+	assert_loc(&r.fp, SFRAME_LOC_SAME, 0, 0);
+}
+
+static uintptr_t sym(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+
+	assert_non_null(p);
+	return (uintptr_t)p;
+}
+
+/*
+ * synth_asm.so, loaded: synthesised with its load bias at the buffer's
+ * own address, its functions are found at their run-time addresses with
+ * exactly the rules their CFI says.
+ */
+static void test_rules(void **state)
+{
+	struct codectl_synth_stats st;
+	struct sframe_rule r;
+	struct sframe_sec s;
+	uintptr_t f;
+	Dl_info dli;
+	size_t size;
+	void *sec, *h;
+	int fd;
+
+	(void)state;
+	h = dlopen(ASM_SO, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	f = sym(h, "f_frame");
+	assert_true(dladdr((void *)f, &dli));
+	fd = open_or_fail(ASM_SO);
+	assert_int_equal(codectl_sframe_synth(fd, (uintptr_t)dli.dli_fbase, 0,
+					      CODECTL_SYNTH_AT_BUFFER, &sec,
+					      &size, &st), 0);
+	close(fd);
+	assert_int_equal(sframe_init(&s, (uintptr_t)sec, size, sec, NULL, NULL),
+			 SFRAME_OK);
+	assert_int_equal(sframe_validate(&s), SFRAME_OK);
+	assert_int_equal(s.hdr.version, SFRAME_VERSION_3);
+
+	/* f_frame */
+	assert_plain(&s, f, SFRAME_BASE_SP, 8);
+	rule_at(&s, f + 1, &r);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, SFRAME_BASE_SP, 16);
+	assert_loc(&r.fp, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -16);
+	rule_at(&s, f + 4, &r);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, SFRAME_BASE_FP, 16);
+	assert_loc(&r.ra, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8);
+	assert_loc(&r.fp, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -16);
+	rule_at(&s, f + 6, &r);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, SFRAME_BASE_SP, 8);
+	assert_int_equal(r.func_start, f);
+	assert_int_equal(r.func_size, 7);
+	assert_int_equal(r.flags, 0);
+
+	/* f_outermost */
+	f = sym(h, "f_outermost");
+	rule_at(&s, f + 2, &r);
+	assert_true(r.flags & SFRAME_RULE_OUTERMOST);
+
+	/* f_expr: the expression rows have no rule, a new FDE after them */
+	f = sym(h, "f_expr");
+	assert_plain(&s, f, SFRAME_BASE_SP, 8);
+	assert_int_equal(sframe_find(&s, f + 1, &r), SFRAME_E_NOT_FOUND);
+	assert_int_equal(sframe_find(&s, f + 2, &r), SFRAME_E_NOT_FOUND);
+	assert_plain(&s, f + 3, SFRAME_BASE_SP, 8);
+	rule_at(&s, f + 3, &r);
+	assert_int_equal(r.func_start, f + 3);
+	assert_int_equal(r.func_size, 1);
+
+	/* f_ra_reg: FLEX, RA is rax's value at pc 1 */
+	f = sym(h, "f_ra_reg");
+	rule_at(&s, f + 1, &r);
+	assert_true(r.flags & SFRAME_RULE_FLEX);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, 7, 8);	/* rsp in FLEX */
+	assert_loc(&r.ra, SFRAME_LOC_VAL, 0, 0);
+	rule_at(&s, f + 2, &r);
+	assert_loc(&r.ra, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8);
+
+	/* f_signal */
+	f = sym(h, "f_signal");
+	rule_at(&s, f, &r);
+	assert_true(r.flags & SFRAME_RULE_SIGNAL);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, SFRAME_BASE_SP, 8);
+
+	/* f_nocfi: nothing */
+	f = sym(h, "f_nocfi");
+	assert_int_equal(sframe_find(&s, f, &r), SFRAME_E_NOT_FOUND);
+
+	/* the counts: 5 FDEs in the CFI, 2 rows of f_expr left out */
+	assert_int_equal(st.cfi_fdes, 5);
+	assert_int_equal(st.fdes_full, 4);
+	assert_int_equal(st.fdes_partial, 1);
+	assert_int_equal(st.rows_cfa, 1);
+	assert_int_equal(st.rows_ra + st.rows_fp, 0);
+	assert_int_equal(st.outermost_rows, 1);
+	assert_int_equal(st.sframe_fdes, 6);	/* f_expr is split in two */
+	assert_int_equal(st.flex_fdes, 1);
+	/* f_frame 7, f_outermost 3, f_expr 2 of 4, f_ra_reg 3, f_signal 2 */
+	assert_int_equal(st.cfi_bytes, 19);
+	assert_int_equal(st.covered_bytes, 17);
+	assert_int_equal(st.rows, 12);	/* 4 + 1 + 3 + 3 + 1 */
+	free(sec);
+	dlclose(h);
+}
+
+/* Bias and section address only move the functions. */
+static void test_addresses(void **state)
+{
+	const uint64_t bias = 0x7f1234560000ULL, at = 0x5500000000ULL;
+	struct sframe_sec a, b;
+	size_t na, nb;
+	void *sa, *sb;
+	uint32_t i;
+	int fd = open_or_fail(LIBC);
+
+	(void)state;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sa, &na, NULL), 0);
+	assert_int_equal(codectl_sframe_synth(fd, bias, at, 0, &sb, &nb, NULL), 0);
+	close(fd);
+	assert_int_equal(na, nb);
+	assert_int_equal(sframe_init(&a, 0, na, sa, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_init(&b, at, nb, sb, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_validate(&b), SFRAME_OK);
+	assert_int_equal(a.hdr.num_fdes, b.hdr.num_fdes);
+	for (i = 0; i < a.hdr.num_fdes; i++) {
+		struct sframe_fde fa, fb;
+		struct sframe_rule ra, rb;
+
+		assert_int_equal(sframe_fde_at(&a, i, &fa), SFRAME_OK);
+		assert_int_equal(sframe_fde_at(&b, i, &fb), SFRAME_OK);
+		assert_int_equal(fb.func_start, fa.func_start + bias);
+		assert_int_equal(fb.func_size, fa.func_size);
+		assert_int_equal(sframe_find(&a, fa.func_start, &ra), SFRAME_OK);
+		assert_int_equal(sframe_find(&b, fb.func_start, &rb), SFRAME_OK);
+		assert_int_equal(ra.cfa.kind, rb.cfa.kind);
+		assert_int_equal(ra.cfa.base, rb.cfa.base);
+		assert_int_equal(ra.cfa.off, rb.cfa.off);
+	}
+	/* the FRE sub-sections are the same bytes */
+	assert_memory_equal((char *)sa + a.fres, (char *)sb + b.fres,
+			    na - a.fres);
+	free(sa);
+	free(sb);
+}
+
+/* The counts add up, on a real library. */
+static void test_stats_libc(void **state)
+{
+	struct codectl_synth_stats st;
+	struct sframe_sec s;
+	size_t size;
+	void *sec;
+	int fd = open_or_fail(LIBC), saved;
+
+	(void)state;
+	errno = 12345;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, &st), 0);
+	saved = errno;
+	close(fd);
+	assert_int_equal(saved, 12345);	/* errno kept on success */
+	assert_true(st.text_bytes > 0);
+	assert_true(st.covered_bytes <= st.cfi_bytes);
+	assert_true(st.cfi_bytes <= st.text_bytes);
+	assert_true(st.fdes_full + st.fdes_partial <= st.cfi_fdes);
+	assert_int_equal(st.rows, st.rows_kept + st.rows_cfa + st.rows_ra +
+				  st.rows_fp);
+	assert_true(st.sframe_fres <= st.rows_kept);
+	assert_true(st.sframe_fdes >= st.fdes_full + st.fdes_partial);
+	/* libc's CFI is nearly all plain rules: most of it is kept */
+	assert_true(st.covered_bytes > st.cfi_bytes / 2);
+	assert_int_equal(sframe_init(&s, 0, size, sec, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_validate(&s), SFRAME_OK);
+	assert_int_equal(s.hdr.num_fdes, st.sframe_fdes);
+	assert_int_equal(s.hdr.num_fres, st.sframe_fres);
+	free(sec);
+}
+
+struct job {
+	int fd;
+	void *sec;
+	size_t size;
+	int ret;
+};
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+
+	j->ret = codectl_sframe_synth(j->fd, 0, 0, 0, &j->sec, &j->size, NULL);
+	return NULL;
+}
+
+/* Concurrent calls, on one descriptor, give what one call gives. */
+static void test_threads(void **state)
+{
+	struct job jobs[4];
+	pthread_t t[4];
+	size_t size;
+	void *ref;
+	int fd = open_or_fail(LIBC), i;
+
+	(void)state;
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &ref, &size, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		jobs[i].fd = fd;
+		assert_int_equal(pthread_create(&t[i], NULL, run_job, &jobs[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(jobs[i].ret, 0);
+		assert_int_equal(jobs[i].size, size);
+		assert_memory_equal(jobs[i].sec, ref, size);
+		free(jobs[i].sec);
+	}
+	close(fd);
+	free(ref);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_no_eh_frame_hdr),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_stats_libc),
+		cmocka_unit_test(test_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
