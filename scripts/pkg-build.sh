@@ -5,11 +5,13 @@
 # tree, with any uncommitted edits of tracked files), in a scratch copy:
 # the working tree is never written to.
 #
-#   scripts/pkg-build.sh [--deb|--rpm] [--deb-version VERSION] OUTDIR
+#   scripts/pkg-build.sh [--deb|--rpm] [--deb-version VERSION] [--rpm-dist D] OUTDIR
 #
 #   --deb, --rpm       only that format (default: both)
 #   --deb-version V    give the .debs version V with a changelog entry
 #                      (dch --newversion, in the copy), as an upgrade would
+#   --rpm-dist D       rpmbuild --define "dist D": release 1D, a newer
+#                      release of the same version (e.g. .pkgtest1)
 #
 # OUTDIR gets deb/*.deb (+ .changes, .buildinfo, lintian.txt) and
 # rpm/{RPMS,SRPMS}/... (+ rpmlint.txt); build logs go to OUTDIR/*.log.
@@ -22,12 +24,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "pkg-build.sh: $*" >&2; exit 1; }
 
-deb=1 rpm=1 deb_version=""
+deb=1 rpm=1 deb_version="" rpm_dist=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--deb) rpm=0 ;;
 	--rpm) deb=0 ;;
 	--deb-version) deb_version=${2:?}; shift ;;
+	--rpm-dist) rpm_dist=${2:?}; shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -99,7 +102,8 @@ if [ $rpm -eq 1 ]; then
 	# Debian's rpm has no distribution macros and no dependency
 	# database: --nodeps skips the BuildRequires check (what they name
 	# is installed here under Debian's names).
-	if rpmbuild -ba --nodeps --define "_topdir $rtop" "$rtop/SPECS/codectl.spec" \
+	if rpmbuild -ba --nodeps --define "_topdir $rtop" ${rpm_dist:+--define "dist $rpm_dist"} \
+		"$rtop/SPECS/codectl.spec" \
 		>"$out/rpm-build.log" 2>&1; then
 		rm -rf "$out/rpm"
 		mkdir -p "$out/rpm"
