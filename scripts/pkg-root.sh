@@ -23,14 +23,16 @@
 #                                      $CACHE/pkg-debs/SERIES with apt-get
 #                                      download, the versions of
 #                                      scripts/kernels.sh's cache)
-#   scripts/pkg-root.sh run SERIES UPPER [-b DIR[:IN]]... -- CMD...
+#   scripts/pkg-root.sh run SERIES UPPER [-H] [-b DIR[:IN]]... -- CMD...
 #                                      run CMD as root in an overlay of the
 #                                      root (writes go to UPPER, a scratch
 #                                      directory) in a private mount
 #                                      namespace, with /dev, /proc, /sys, a
 #                                      tmpfs /tmp and each -b DIR bound
 #                                      read-write at IN (default: the same
-#                                      path)
+#                                      path); -H runs CMD on the host
+#                                      instead, with $PKGROOT the mounted
+#                                      root (rpm --root $PKGROOT ...)
 #
 # CACHE is <repo>/.cache unless CODECTL_CACHE is set.  Needs root.
 set -euo pipefail
@@ -151,12 +153,13 @@ cmd_path() {
 }
 
 cmd_run() {
-	local series=$1 upper=$2 root binds=() opt
+	local series=$1 upper=$2 root binds=() opt host=0
 	shift 2
 	root=$(cmd_path "$series")
 	OPTIND=1
-	while getopts "b:" opt; do
+	while getopts "Hb:" opt; do
 		case $opt in
+		H) host=1 ;;
 		b) binds+=("$OPTARG") ;;
 		*) die "usage: pkg-root.sh run SERIES UPPER [-b DIR[:IN]]... -- CMD..." ;;
 		esac
@@ -167,8 +170,8 @@ cmd_run() {
 	mkdir -p "$upper/upper" "$upper/work" "$upper/merged"
 	# shellcheck disable=SC2016
 	unshare -m --propagation private bash -euc '
-		lower=$1 up=$2 nb=$3
-		shift 3
+		lower=$1 up=$2 on_host=$3 nb=$4
+		shift 4
 		m=$up/merged
 		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$up/upper,workdir=$up/work" "$m"
 		mount --rbind /dev "$m/dev"
@@ -182,9 +185,10 @@ cmd_run() {
 			mount --bind "$host" "$m$in"
 			shift; nb=$((nb - 1))
 		done
+		[ "$on_host" = 0 ] || PKGROOT=$m exec "$@"
 		exec chroot "$m" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-	' pkg-root "$root" "$upper" "${#binds[@]}" "${binds[@]}" "$@"
+	' pkg-root "$root" "$upper" "$host" "${#binds[@]}" "${binds[@]}" "$@"
 }
 
 case ${1:-} in

@@ -31,9 +31,18 @@
 #     named *codectl* on the root's filesystem that was not there before,
 #     no dkms state, no modules.dep entry, no package known to dpkg).  The
 #     leftover check is checked too: it must see the installed files, and
-#     a stray file left under /var/lib/dkms.
+#     a stray file left under /var/lib/dkms;
+#  7. the RPMs' scriptlets, in a fresh overlay of the same root: the four
+#     RPMs installed with Debian's rpm (`rpm --root ... -i --nodeps`: the
+#     root is Debian, its packages are not in rpm's database), their
+#     %posttrans must have dkms build and install the module; `rpm -U` to
+#     release 1.pkgtest1 must leave it built and installed (the old
+#     %preun runs after the new package's scriptlets); `rpm -e` must leave
+#     nothing.  Debian's dkms and rpm stand in for Fedora's: this checks
+#     the scriptlets' logic, not Fedora.
 #
-#   scripts/pkg-test.sh [--debs DIR --debs2 DIR] [SERIES...]   (default 6.1 7.2)
+#   scripts/pkg-test.sh [--debs DIR --debs2 DIR] [--rpms DIR --rpms2 DIR] [SERIES...]
+#                                                          (default 6.1 7.2)
 #
 # Ends with "N passed, N failed"; exits non-zero on any failure.  Needs
 # root (debootstrap, chroot, mounts) and Debian's archive for the first
@@ -58,11 +67,13 @@ finish() {
 }
 t0=$(date +%s)
 
-debs1="" debs2=""
+debs1="" debs2="" rpms1="" rpms2=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debs) debs1=$(readlink -f "$2"); shift 2 ;;
 	--debs2) debs2=$(readlink -f "$2"); shift 2 ;;
+	--rpms) rpms1=$(readlink -f "$2"); shift 2 ;;
+	--rpms2) rpms2=$(readlink -f "$2"); shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -92,6 +103,30 @@ if [ -z "$debs2" ]; then
 	fi
 	debs2=$tmp/build2/deb
 fi
+if [ -z "$rpms1" ]; then
+	if "$top/scripts/pkg-build.sh" --rpm "$tmp/rbuild1" >"$tmp/rbuild1.log" 2>&1; then
+		ok "pkg-build.sh --rpm: rpmlint clean"
+	else
+		sed 's/^/    /' "$tmp/rbuild1.log"; notok "pkg-build.sh --rpm"; finish
+	fi
+	rpms1=$tmp/rbuild1/rpm/RPMS
+fi
+if [ -z "$rpms2" ]; then
+	if "$top/scripts/pkg-build.sh" --rpm --rpm-dist .pkgtest1 "$tmp/rbuild2" >"$tmp/rbuild2.log" 2>&1 ||
+	   grep -q 'incoherent-version-in-changelog' "$tmp/rbuild2/rpm/rpmlint.txt"; then
+		ok "pkg-build.sh --rpm --rpm-dist .pkgtest1"
+	else
+		sed 's/^/    /' "$tmp/rbuild2.log"; notok "pkg-build.sh --rpm --rpm-dist .pkgtest1"; finish
+	fi
+	rpms2=$tmp/rbuild2/rpm/RPMS
+fi
+mkdir -p "$tmp/r1" "$tmp/r2"
+find "$rpms1" -name '*.rpm' -exec cp -t "$tmp/r1" {} +
+find "$rpms2" -name '*.rpm' -exec cp -t "$tmp/r2" {} +
+[ "$(ls "$tmp/r1" | wc -l)" = 4 ] && [ "$(ls "$tmp/r2" | wc -l)" = 4 ] ||
+	{ notok "four binary RPMs in $rpms1 and $rpms2"; finish; }
+r1=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$tmp"/r1/codectl-dkms-*.rpm)
+r2=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$tmp"/r2/codectl-dkms-*.rpm)
 v1=$(dpkg-deb -f "$(ls "$debs1"/codectl-dkms_*.deb)" Version)
 v2=$(dpkg-deb -f "$(ls "$debs2"/codectl-dkms_*.deb)" Version)
 dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
@@ -369,8 +404,53 @@ GUEST
 	inroot stray >/dev/null 2>&1
 	check "$series: the leftover check sees a stray file under /var/lib/dkms" \
 		grep -q '^dkms-state: /var/lib/dkms/codectl/stray/x$' "$s/stray.txt"
+	# --- 7. the RPMs' scriptlets ---------------------------------------------
+	ovr=$tmp/ovr-$series
+	rinroot() { "$top/scripts/pkg-root.sh" run "$series" "$ovr" -b "$tmp/share:/pkgtest" -- \
+		bash /pkgtest/inroot.sh "$kver" "$@"; }
+	rpmroot() { "$top/scripts/pkg-root.sh" run "$series" "$ovr" -H -- \
+		bash -c 'rpm --root "$PKGROOT" "$@"' rpm "$@"; }
+	rm -rf "$s"/state-* "$s/baseline.txt"
+	if rinroot prepare >"$tmp/rprepare.log" 2>&1 && rpmroot --initdb >>"$tmp/rprepare.log" 2>&1; then
+		ok "$series: rpm: a fresh overlay of the root, an rpm database in it"
+	else
+		sed 's/^/    /' "$tmp/rprepare.log"; notok "$series: rpm: preparing the root"; continue
+	fi
+	rpmroot -i --nodeps "$tmp"/r1/*.rpm >"$tmp/rpm-i.log" 2>&1
+	rc=$?
+	grep -E 'Building|Signing|Installing|rror|Skipped|skipped' "$tmp/rpm-i.log" | head -n 10 | sed 's/^/    rpm: /'
+	check "$series: rpm -i --nodeps of the four RPMs ($r1)" [ $rc -eq 0 ]
+	rinroot state r1 >/dev/null 2>&1
+	check "$series: rpm: %posttrans had dkms install codectl/$dkms_version for $kver" \
+		grep -q "^codectl/$dkms_version, $kver, x86_64: installed" "$s/state-r1/dkms-status.txt"
+	check "$series: rpm: the module installed is signed by the MOK key" \
+		eval 'ko=$(ls "$s"/state-r1/codectl.ko* 2>/dev/null | head -n 1); [ -n "$ko" ] &&
+		[ "$(modinfo -F signer "$ko")" = "codectl pkg-test MOK" ]'
+	sleep 1
+	rpmroot -U --nodeps "$tmp"/r2/*.rpm >"$tmp/rpm-U.log" 2>&1
+	rc=$?
+	check "$series: rpm -U to $r2" \
+		eval '[ $rc -eq 0 ] && [ "$(rpmroot -q --qf "%{RELEASE}\n" codectl-dkms codectl libcodectl libcodectl-devel |
+			grep -c "^${r2#*-}\$")" = 4 ]'
+	rinroot state r2 >/dev/null 2>&1
+	m1=$(cut -d' ' -f1 "$s/state-r1/make-log.txt" 2>/dev/null)
+	m2=$(cut -d' ' -f1 "$s/state-r2/make-log.txt" 2>/dev/null)
+	check "$series: rpm: after the upgrade (old %preun last) codectl/$dkms_version is installed for $kver, rebuilt" \
+		eval 'grep -q "^codectl/$dkms_version, $kver, x86_64: installed" "$s/state-r2/dkms-status.txt" &&
+		[ -n "$m1" ] && [ -n "$m2" ] && [ "$m2" -gt "$m1" ] && ls "$s"/state-r2/codectl.ko* >/dev/null 2>&1'
+	rpmroot -e --nodeps codectl-dkms codectl libcodectl libcodectl-devel >"$tmp/rpm-e.log" 2>&1
+	rc=$?
+	check "$series: rpm -e of the four" [ $rc -eq 0 ]
+	rinroot state rpm-erased >/dev/null 2>&1
+	if diff -u "$s/baseline.txt" "$s/state-rpm-erased/leftovers.txt" >"$tmp/rleftovers.diff"; then
+		ok "$series: rpm: nothing left after rpm -e (dkms state, module, files)"
+	else
+		sed 's/^/    /' "$tmp/rleftovers.diff"
+		notok "$series: rpm: rpm -e left files behind"
+	fi
+
 	if [ -n "${CODECTL_LOG_DIR:-}" ] && mkdir -p "$CODECTL_LOG_DIR"; then
-		for l in install.log upgrade.log purge.log vm.out enforce.out; do
+		for l in install.log upgrade.log purge.log vm.out enforce.out rpm-i.log rpm-U.log rpm-e.log; do
 			cp "$tmp/$l" "$CODECTL_LOG_DIR/pkg-$series-$l" 2>/dev/null
 		done
 	fi
