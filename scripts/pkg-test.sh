@@ -282,12 +282,14 @@ for series in "$@"; do
 	vermagic=$(modinfo -F vermagic "$ko")
 	check "$series: vermagic $vermagic" [ "${vermagic%% *}" = "$kver" ]
 	check "$series: modinfo version $dkms_version" [ "$(modinfo -F version "$ko")" = "$dkms_version" ]
+	missing=""
 	for f in /etc/modprobe.d/codectl.conf /etc/modules-load.d/codectl.conf \
 		/usr/lib/udev/rules.d/60-codectl.rules /usr/bin/codectl /usr/bin/codectl-stackdemo \
 		/usr/lib/x86_64-linux-gnu/libcodectl.so.1; do
-		[ -e "$s/state-v1/files$f" ] || notok "$series: $f not installed"
+		[ -e "$s/state-v1/files$f" ] || missing+=" $f"
 	done
-	ok "$series: the packages' files are installed (modprobe.d, modules-load.d, udev rule, tools, libcodectl.so.1)"
+	check "$series: the packages' files are installed (modprobe.d, modules-load.d, udev rule, tools, libcodectl.so.1)${missing:+; missing:$missing}" \
+		[ -z "$missing" ]
 
 	# --- 3. the signature -------------------------------------------------
 	signer=$(modinfo -F signer "$ko")
