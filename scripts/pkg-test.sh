@@ -4,8 +4,9 @@
 # The package test ("make check-packages"): codectl's .debs installed the
 # way a user installs them, for each kernel SERIES (6.1, 7.2):
 #
-#  1. the packages are built (scripts/pkg-build.sh --deb), twice: VERSION
-#     and VERSION+pkgtest1 (a changelog entry, as an upgrade brings);
+#  1. the packages are built (scripts/pkg-build.sh), twice: the .debs as
+#     VERSION and VERSION+pkgtest1 (a changelog entry, as an upgrade
+#     brings), the RPMs as release 1 and 1.pkgtest1;
 #  2. in an overlay of a scratch Debian root with that kernel's headers
 #     installed from Debian's packages (scripts/pkg-root.sh: a bookworm
 #     debootstrap with linux-headers-6.1 for 6.1; the sid root of `make
@@ -112,6 +113,8 @@ if [ -z "$rpms1" ]; then
 	rpms1=$tmp/rbuild1/rpm/RPMS
 fi
 if [ -z "$rpms2" ]; then
+	# rpmlint says the test release is not the changelog's: that one
+	# warning is expected here (and only here).
 	if "$top/scripts/pkg-build.sh" --rpm --rpm-dist .pkgtest1 "$tmp/rbuild2" >"$tmp/rbuild2.log" 2>&1 ||
 	   grep -q 'incoherent-version-in-changelog' "$tmp/rbuild2/rpm/rpmlint.txt"; then
 		ok "pkg-build.sh --rpm --rpm-dist .pkgtest1"
