@@ -26,6 +26,13 @@
 #   make install-system   udev rule, modprobe.d example, modules-load.d
 #                         entry under $(DESTDIR)/ (for packagers; the
 #                         module itself is installed by dkms)
+#   make packages         .debs (debian/) and RPMs (packaging/rpm/) into
+#                         $(PKGDIR), from the tracked files, lintian and
+#                         rpmlint included (scripts/pkg-build.sh)
+#   make check-packages   the .debs installed, upgraded and purged with apt
+#                         in scratch roots with 6.1 and 7.2 headers, the
+#                         dkms-built module loaded in a guest
+#                         (scripts/pkg-test.sh; PKG_SERIES="6.1 7.2")
 
 KVER   ?= $(shell uname -r)
 KDIR   ?= /lib/modules/$(KVER)/build
@@ -34,14 +41,15 @@ PREFIX ?= /usr/local
 # built).  Naming 7.2 makes a missing toolchain a failure.
 SERIES ?=
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
+PKGDIR ?= $(CURDIR)/build/packages
+PKG_SERIES ?= 6.1 7.2
 
 # The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
 	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-synth \
-	install install-system \
-	clean
+	install install-system packages check-packages clean
 
 all: module lib tools
 
@@ -117,6 +125,12 @@ install-system:
 	install -D -m 644 packaging/60-codectl.rules $(DESTDIR)$(UDEVRULESDIR)/60-codectl.rules
 	install -D -m 644 packaging/modprobe.conf $(DESTDIR)/etc/modprobe.d/codectl.conf
 	install -D -m 644 packaging/modules-load.conf $(DESTDIR)/etc/modules-load.d/codectl.conf
+
+packages:
+	scripts/pkg-build.sh $(PKGDIR)
+
+check-packages:
+	scripts/pkg-test.sh $(PKG_SERIES)
 
 clean:
 	-$(MAKE) -C lib clean

@@ -9,6 +9,8 @@
 #    from bookworm is ever upgraded from them: trixie and sid get priority 1,
 #    so only an explicit "pkg/trixie" request takes anything from there;
 #  - build tools, cmocka, sparse, dkms, qemu and busybox for the VM runner;
+#  - debhelper, dh-dkms, lintian, rpm, rpmlint, devscripts and debootstrap
+#    for the packages and their test (make packages, make check-packages);
 #  - the stock Debian kernels (6.1 bookworm, 6.12 backports, 7.2 sid),
 #    images and headers unpacked into .cache/kernels by scripts/kernels.sh.
 #    7.2's modules need gcc-16, which is not installed here: `make
@@ -56,7 +58,10 @@ pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       python3 libelf-dev libdw-dev groff-base pahole
       gcc-aarch64-linux-gnu gcc-s390x-linux-gnu
       clang-14 libclang-rt-14-dev	# clang: tests/sframe/fuzz (libFuzzer)
-      linux-perf trace-cmd bpftrace)	# the tracer tests (tests/vm/tracers.sh)
+      linux-perf trace-cmd bpftrace	# the tracer tests (tests/vm/tracers.sh)
+      # make packages / check-packages (scripts/pkg-*.sh): .debs, RPMs,
+      # their linters, the scratch bookworm root, signature checks
+      debhelper dh-dkms lintian devscripts rpm rpmlint debootstrap openssl)
 apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 
 # Stock kernels (images and headers) are unpacked into the project's cache,
