@@ -6,7 +6,7 @@
  * unregisters it when the loader closes it: the program, its libraries,
  * and whatever it dlopen()s and dlclose()s, with no change to the program.
  *
- *   LD_AUDIT=/usr/local/lib/libcodectl-audit.so program
+ *   LD_AUDIT=/usr/local/lib/codectl/libcodectl-audit.so program
  *
  * Without /dev/codectl (module not loaded) nothing is registered and the
  * program runs unchanged.  Nothing is printed unless CODECTL_DEBUG is set
