@@ -131,7 +131,7 @@ check "libcodectl.a defines only codectl* globals" static_syms
 install_tree() {
 	make -s -C $LIB install DESTDIR="$tmp/root" PREFIX=/usr/local >/dev/null &&
 	for f in lib/libcodectl.so.1.0.0 lib/libcodectl.so.1 lib/libcodectl.so \
-		 lib/libcodectl.a lib/libcodectl-audit.so \
+		 lib/libcodectl.a lib/codectl/libcodectl-audit.so \
 		 include/codectl.h include/linux/codectl.h \
 		 lib/pkgconfig/libcodectl.pc; do
 		[ -e "$tmp/root/usr/local/$f" ] || { echo "missing $f"; return 1; }
