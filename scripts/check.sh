@@ -15,6 +15,10 @@
 #                  user stacks through the module's hooks (tests/vm/tracers.sh)
 #   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
+#   packages       the .debs built, installed with apt into scratch roots
+#                  with 6.1's and 7.2's headers, dkms building the module,
+#                  signed; loaded in a guest; upgraded; purged (and the
+#                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #
@@ -180,6 +184,17 @@ for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done
+
+# The .debs built, installed with apt, upgraded and purged, for the
+# kernels the package test has roots for (scripts/pkg-test.sh).
+if [ $vm_only -eq 0 ]; then
+	pkg_series=()
+	for s in "$@"; do
+		case $s in 6.1 | 7.2) pkg_series+=("$s") ;; esac
+	done
+	[ ${#pkg_series[@]} -eq 0 ] ||
+		run_stage packages "$top/scripts/pkg-test.sh" "${pkg_series[@]}"
+fi
 
 echo
 echo "=== summary ($(($(date +%s) - start))s)"
