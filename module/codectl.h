@@ -156,10 +156,50 @@ void codectl_registry_exit(void);
 int codectl_fork_init(void);
 void codectl_fork_exit(void);
 
-/* ioctl.c */
-long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+/**
+ * struct codectl_elf_src - an ELF object to register, whoever found it
+ * @elf_start:	span of its mappings, or 0 (see struct codectl_elf_info)
+ * @elf_end:	end of it, or 0
+ * @text_start:	its code
+ * @text_end:	end of it
+ * @sframe_start: its SFrame section in the caller's memory, or 0
+ * @sframe_end:	end of it, or 0
+ * @upathname:	user pointer to the pathname, or 0 (when @kpathname is NULL)
+ * @udebug_link: user pointer to the debug link name, or 0 (ditto)
+ * @ubuild_id:	user pointer to @build_id_len bytes (when @kbuild_id is NULL)
+ * @kpathname:	kernel string, used instead of @upathname when not NULL
+ * @kdebug_link: kernel string, used instead of @udebug_link when not NULL
+ * @kbuild_id:	kernel bytes, used instead of @ubuild_id when not NULL
+ * @build_id_len: bytes of the build id (0: none)
+ * @debug_link_crc: CRC32 of the debug link file
+ */
+struct codectl_elf_src {
+	u64 elf_start;
+	u64 elf_end;
+	u64 text_start;
+	u64 text_end;
+	u64 sframe_start;
+	u64 sframe_end;
+	u64 upathname;
+	u64 udebug_link;
+	u64 ubuild_id;
+	const char *kpathname;
+	const char *kdebug_link;
+	const u8 *kbuild_id;
+	u32 build_id_len;
+	u32 debug_link_crc;
+};
+
+/* register.c: the registration pipeline of every source */
+int codectl_register_elf(const struct codectl_elf_src *src);
+int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
+int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
+			   bool full, struct codectl_sframe_check *check);
 int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
+
+/* ioctl.c */
+long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /**
  * struct codectl_trace - a trace being unwound into caller-owned arrays
