@@ -26,6 +26,9 @@ struct sframe_sec;
  * @ref:	one per array holding it, one per reader using it
  * @charge:	bytes counted against the mm's max_bytes (0 until inserted)
  * @kind:	CODECTL_KIND_ELF or CODECTL_KIND_JIT
+ * @origin:	CODECTL_ORIGIN_* bits: who registered it, and SYNTH when its
+ *		SFrame section was a buffer copied at registration (its
+ *		range is then neither checked mapped nor followed by munmap)
  * @build_id_len: bytes in @build_id
  * @debug_link_crc: CRC32 of the debug link file
  * @text_start:	start of the code, also the tree key
@@ -55,6 +58,7 @@ struct codectl_reg {
 	refcount_t ref;
 	u32 charge;
 	u32 kind;
+	u32 origin;
 	u32 build_id_len;
 	u32 debug_link_crc;
 	u64 text_start;
@@ -99,15 +103,38 @@ struct codectl_set {
  * @hnode:	in the global table (RCU), keyed by the mm pointer; hashed
  *		while the table owns the subscription reference
  * @rcu:	frees it after lock-free lookups are done with it
- * @lock:	serialises writers of @set
+ * @lock:	serialises writers of @set and @negs
  * @set:	the current registrations (RCU), NULL when there are none
+ * @negs:	discovery's negative entries (RCU), or NULL
  */
 struct codectl_mm {
 	struct mmu_notifier mn;
 	struct hlist_node hnode;
 	struct rcu_head rcu;
-	struct mutex lock;		/* serialises writers of set */
+	struct mutex lock;		/* serialises writers of set, negs */
 	struct codectl_set __rcu *set;
+	struct codectl_negs __rcu *negs;
+};
+
+/* Negative entries per address space at most; the oldest goes first. */
+#define CODECTL_MAX_NEGS	64
+
+/**
+ * struct codectl_negs - executable mappings discovery examined in vain
+ * @rcu:	frees it after lock-free lookups
+ * @nr:		entries
+ * @r:		their address ranges (the mapping's [vm_start, vm_end)),
+ *		oldest first; an unmap over one drops it
+ *
+ * Immutable once published, like struct codectl_set.
+ */
+struct codectl_negs {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct {
+		u64 start;
+		u64 end;
+	} r[];
 };
 
 /* Global live-object counters, shown in debugfs codectl/stats. */
@@ -123,6 +150,8 @@ struct codectl_stats {
 	atomic_long_t unwind_tasks;	/* per-task deferred-unwind states */
 	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
 	atomic_long_t trace_records;	/* records queued on open files */
+	atomic_long_t negatives;	/* discovery's negative entries */
+	atomic_long_t discover_works;	/* discoveries queued, not yet run */
 };
 
 extern struct codectl_stats codectl_stats;
@@ -149,6 +178,8 @@ bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
 struct codectl_set *codectl_mm_set_rcu(struct mm_struct *mm);
 struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr);
+bool codectl_mm_negative(struct codectl_mm *cmm, u64 addr);
+int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end);
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);
 
@@ -170,8 +201,16 @@ void codectl_fork_exit(void);
  * @kpathname:	kernel string, used instead of @upathname when not NULL
  * @kdebug_link: kernel string, used instead of @udebug_link when not NULL
  * @kbuild_id:	kernel bytes, used instead of @ubuild_id when not NULL
+ * @ksframe:	a kernel copy of the SFrame section (e.g. read from the
+ *		file), used instead of reading it from user memory, or NULL
  * @build_id_len: bytes of the build id (0: none)
  * @debug_link_crc: CRC32 of the debug link file
+ * @file:	when not NULL, the code and SFrame ranges must be mapped
+ *		from this file (discovery: the mappings it examined must not
+ *		have been replaced meanwhile)
+ * @origin:	CODECTL_ORIGIN_* bits: REGISTERED (the ABI) or DISCOVERED,
+ *		SYNTH when the section is a synthesised buffer anywhere in
+ *		the caller's memory, copied into a flat table at once
  */
 struct codectl_elf_src {
 	u64 elf_start;
@@ -186,8 +225,11 @@ struct codectl_elf_src {
 	const char *kpathname;
 	const char *kdebug_link;
 	const u8 *kbuild_id;
+	const u8 *ksframe;
+	struct file *file;
 	u32 build_id_len;
 	u32 debug_link_crc;
+	u32 origin;
 };
 
 /* register.c: the registration pipeline of every source */
@@ -240,6 +282,13 @@ long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 int codectl_unwind_show(struct seq_file *m, void *v);
 extern const char * const codectl_frame_names[8];
 extern const char * const codectl_stop_names[16];
+
+/* discover.c */
+extern bool codectl_discover;
+void codectl_discover_request(u64 pc);
+int codectl_discover_init(void);
+void codectl_discover_exit(void);
+int codectl_discover_show(struct seq_file *m, void *v);
 
 /* deferred.c */
 int codectl_deferred_init(void);

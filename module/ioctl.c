@@ -50,6 +50,12 @@ static int codectl_copy_answer(const struct codectl_args *args,
 /* The scalar checks of struct codectl_elf_info, in the documented order. */
 static int codectl_check_elf_info(const struct codectl_elf_info *info)
 {
+	bool synth = info->flags & CODECTL_ELF_SFRAME_SYNTH;
+
+	if ((info->flags & ~CODECTL_ELF_FLAGS_ALL) || info->__reserved2)
+		return -EINVAL;
+	if (synth && !info->sframe_start)
+		return -EINVAL;
 	if (info->text_start >= info->text_end)
 		return -EINVAL;
 	if (!info->sframe_start != !info->sframe_end)
@@ -63,7 +69,7 @@ static int codectl_check_elf_info(const struct codectl_elf_info *info)
 		    info->text_start < info->elf_start ||
 		    info->text_end > info->elf_end)
 			return -EINVAL;
-		if (info->sframe_start &&
+		if (info->sframe_start && !synth &&
 		    (info->sframe_start < info->elf_start ||
 		     info->sframe_end > info->elf_end))
 			return -EINVAL;
@@ -101,6 +107,9 @@ static long codectl_ioc_register_elf(const struct codectl_args *args)
 	src.udebug_link = info.debug_link_pathname;
 	src.build_id_len = info.build_id_len;
 	src.debug_link_crc = info.debug_link_crc;
+	src.origin = CODECTL_ORIGIN_REGISTERED;
+	if (info.flags & CODECTL_ELF_SFRAME_SYNTH)
+		src.origin |= CODECTL_ORIGIN_SYNTH;
 	return codectl_register_elf(&src);
 }
 
@@ -164,7 +173,7 @@ static long codectl_query(const struct codectl_args *args)
 				args);
 	if (ret)
 		return ret;
-	if (q.__reserved)
+	if (q.__reserved || q.__reserved2)
 		return -EINVAL;
 	cmm = codectl_mm_find(current->mm);
 	reg = cmm ? codectl_mm_next(cmm, q.addr) : NULL;
@@ -181,6 +190,7 @@ static long codectl_query(const struct codectl_args *args)
 	q.sframe_end = reg->sframe_end;
 	q.unwind_head = reg->unwind_head;
 	q.debug_link_crc = reg->debug_link_crc;
+	q.origin = reg->origin;
 	build_id_room = q.build_id_len;
 	q.build_id_len = reg->build_id_len;
 	ret = codectl_answer_string(reg->pathname, q.pathname,

@@ -270,21 +270,30 @@ static void codectl_sframe_in_place(struct codectl_reg *reg)
 
 /*
  * The SFrame checks of registration (full walk unless validate_sframe is
- * off).  A section of at most sframe_flat_max bytes is copied, checked as
+ * off).  A section of at most sframe_flat_max bytes is copied (or taken
+ * from @ksframe, a copy the caller made, e.g. from the file), checked as
  * copied, and turned into the registration's flat lookup table; a larger
  * or partly unreadable one is checked, and later decoded, in user memory.
+ * A synthesised section (CODECTL_ORIGIN_SYNTH) lives in a buffer the
+ * caller frees after the call: it must get its flat table.
  * Return: 0, -EFAULT when the section cannot be read, -ENOEXEC when it is
- * refused, -ENOMEM.
+ * refused, -EFBIG when a synthesised section gets no flat table (larger
+ * than sframe_flat_max, too many rules), -ENOMEM.
  */
-static int codectl_check_sframe(struct codectl_reg *reg)
+static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe)
 {
 	u64 size = reg->sframe_end - reg->sframe_start;
 	bool full = READ_ONCE(codectl_validate_sframe);
+	bool synth = reg->origin & CODECTL_ORIGIN_SYNTH;
+	u64 flat_max = READ_ONCE(codectl_sframe_flat_max);
+	const u8 *mem = ksframe;
 	struct sframe_sec sec;
+	int err, flat = -E2BIG;
 	u8 *copy = NULL;
-	int err;
 
-	if (size <= READ_ONCE(codectl_sframe_flat_max)) {
+	if (synth && size > flat_max)
+		return -EFBIG;
+	if (!mem && size <= flat_max) {
 		copy = kvmalloc(size, GFP_KERNEL);
 		if (!copy)
 			return -ENOMEM;
@@ -292,25 +301,31 @@ static int codectl_check_sframe(struct codectl_reg *reg)
 				   size)) {
 			kvfree(copy);
 			copy = NULL;
+			if (synth)
+				return -EFAULT;
 		}
+		mem = copy;
 	}
-	if (copy) {
-		err = sframe_init(&sec, reg->sframe_start, size, copy, NULL,
+	if (mem) {
+		err = sframe_init(&sec, reg->sframe_start, size, mem, NULL,
 				  NULL);
 		if (!err)
 			err = codectl_sframe_judge(&sec, reg->text_start,
 						   reg->text_end, full);
 		/* No table (too many rules, no memory): decode in place. */
 		if (!err)
-			codectl_sframe_flatten(reg, &sec);
+			flat = codectl_sframe_flatten(reg, &sec);
 		kvfree(copy);
 	} else {
 		err = codectl_sframe_verdict(reg->sframe_start,
 					     reg->sframe_end, reg->text_start,
 					     reg->text_end, full, NULL);
 	}
-	if (!err && !reg->sframe_flat)
+	if (!err && !reg->sframe_flat) {
+		if (synth)
+			return flat == -ENOMEM ? -ENOMEM : -EFBIG;
 		codectl_sframe_in_place(reg);
+	}
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
 	if (err) {
@@ -322,6 +337,23 @@ static int codectl_check_sframe(struct codectl_reg *reg)
 	return 0;
 }
 
+/* Is all of [start, end) mapped from @file's inode?  Under the mmap lock. */
+static bool codectl_mapped_from(struct mm_struct *mm, u64 start, u64 end,
+				const struct file *file)
+{
+	struct vm_area_struct *vma;
+	u64 addr = start;
+
+	while (addr < end) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start > addr || !vma->vm_file ||
+		    file_inode(vma->vm_file) != file_inode(file))
+			return false;
+		addr = vma->vm_end;
+	}
+	return true;
+}
+
 /*
  * Insert a filled registration into the caller's registry, if its code is
  * mapped executable and its SFrame section or JIT table readable.  The
@@ -329,9 +361,10 @@ static int codectl_check_sframe(struct codectl_reg *reg)
  * the mmap lock: munmap takes it for writing, so it either drops the new
  * registration (its notifier runs after the insertion) or had unmapped
  * the range before the check.  Nothing here reads user memory, which
- * could fault under the lock.
+ * could fault under the lock.  With @file, the ranges must be mapped
+ * from that file: discovery's mappings must not have been replaced.
  */
-static int codectl_add(struct codectl_reg *reg)
+static int codectl_add(struct codectl_reg *reg, const struct file *file)
 {
 	struct mm_struct *mm = current->mm;
 	struct codectl_mm *cmm;
@@ -343,6 +376,12 @@ static int codectl_add(struct codectl_reg *reg)
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
 	ret = codectl_reg_mapped(mm, reg) ? 0 : -EFAULT;
+	if (!ret && file &&
+	    (!codectl_mapped_from(mm, reg->text_start, reg->text_end, file) ||
+	     (reg->sframe_start &&
+	      !codectl_mapped_from(mm, reg->sframe_start, reg->sframe_end,
+				   file))))
+		ret = -ESTALE;
 	if (!ret)
 		ret = codectl_mm_insert(cmm, reg);
 	mmap_read_unlock(mm);
@@ -352,8 +391,9 @@ static int codectl_add(struct codectl_reg *reg)
 /*
  * The range checks every registration passes, whoever built it: the text
  * not empty, the SFrame range not empty, both inside the ELF span when
- * one is given.  The ioctl has checked these already, with its errnos;
- * discovery builds its description from a file and relies on this.
+ * one is given (a synthesised section lies anywhere).  The ioctl has
+ * checked these already, with its errnos; discovery builds its
+ * description from a file and relies on this.
  */
 static bool codectl_elf_ranges_ok(const struct codectl_elf_src *src)
 {
@@ -364,12 +404,14 @@ static bool codectl_elf_ranges_ok(const struct codectl_elf_src *src)
 		return false;
 	if (!src->elf_start != !src->elf_end)
 		return false;
+	if ((src->origin & CODECTL_ORIGIN_SYNTH) && !src->sframe_start)
+		return false;
 	if (!src->elf_start)
 		return true;
 	return src->elf_start < src->elf_end &&
 	       src->text_start >= src->elf_start &&
 	       src->text_end <= src->elf_end &&
-	       (!src->sframe_start ||
+	       (!src->sframe_start || (src->origin & CODECTL_ORIGIN_SYNTH) ||
 		(src->sframe_start >= src->elf_start &&
 		 src->sframe_end <= src->elf_end));
 }
@@ -400,7 +442,8 @@ static char *codectl_src_string(const char *kstr, u64 ustr)
  * Context: task context, current's own address space (sleeps, reads user
  * memory).
  * Return: 0 or the errnos documented for CODECTL_REGISTER_ELF in
- * uapi/linux/codectl.h.
+ * uapi/linux/codectl.h; -ESTALE when @src->file is given and the ranges
+ * are not (or no longer) mapped from it.
  */
 int codectl_register_elf(const struct codectl_elf_src *src)
 {
@@ -422,6 +465,7 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 	reg->sframe_end = src->sframe_end;
 	reg->debug_link_crc = src->debug_link_crc;
 	reg->build_id_len = src->build_id_len;
+	reg->origin = src->origin;
 
 	reg->pathname = codectl_src_string(src->kpathname, src->upathname);
 	if (IS_ERR(reg->pathname)) {
@@ -446,16 +490,17 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 		goto out;
 	}
 	if (src->sframe_start) {
-		ret = codectl_check_sframe(reg);
+		ret = codectl_check_sframe(reg, src->ksframe);
 		if (ret)
 			goto out;
 	}
 
-	ret = codectl_add(reg);
-	if (ret == -ENOMEM && reg->sframe_mem) {
+	ret = codectl_add(reg, src->file);
+	if (ret == -ENOMEM && reg->sframe_mem &&
+	    !(reg->origin & CODECTL_ORIGIN_SYNTH)) {
 		/* Over max_bytes with its tables: decode without them. */
 		codectl_reg_drop_sframe_tables(reg);
-		ret = codectl_add(reg);
+		ret = codectl_add(reg, src->file);
 	}
 	if (!ret)
 		return 0;
@@ -523,7 +568,8 @@ int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head)
 	reg->text_end = text_end;
 	reg->unwind_head = unwind_head;
 	reg->table_end = table_end;
-	ret = codectl_add(reg);
+	reg->origin = CODECTL_ORIGIN_REGISTERED;
+	ret = codectl_add(reg, NULL);
 	if (ret)
 		codectl_reg_put(reg);
 	return ret;
