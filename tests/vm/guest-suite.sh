@@ -79,7 +79,7 @@ munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
-deferred_selftest_errors hook_stats"
+deferred_selftest_errors hook_stats synth_register query_origin"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
@@ -317,6 +317,38 @@ for v in $unwind_variants; do
 done
 unset UW_EXTRA_FLAGS
 echo "# time: unwinding tests done after $(($(now) - t_start)) s"
+
+# --- 3d. discovery --------------------------------------------------------------
+# disc/disc-test registers nothing itself: the module finds its SFrame.
+discf=/sys/kernel/debug/codectl/discover
+disc=$unwind_dir/disc/disc-test
+disc_value() {
+	sed -n "s/^$1 \([0-9]*\)$/\1/p" "$discf" 2>/dev/null
+}
+if [ -x "$disc" ] && [ -w "$params/discover" ]; then
+	check "discovery on by default" "discover is $(cat "$params/discover")" \
+		[ "$(cat "$params/discover")" = Y ]
+	run_prog "discovery" "$disc"
+	# The same tests without the mechanism must fail.
+	echo N >"$params/discover"
+	if "$disc" first_then_complete dlclose_dlopen exec >"$tmp/disc0.out" 2>&1; then
+		not_ok "disc-test fails with discover=N (negative control)" "it passed"
+	else
+		ok "disc-test fails with discover=N (negative control)"
+	fi
+	echo Y >"$params/discover"
+	ex0=$(disc_value examined)
+	t0=$(now)
+	run_prog "discovery fuzzer (corrupted ELF files mapped executable)" \
+		"$disc" --fuzz "${CODECTL_DISC_FUZZ:-300}" "${CODECTL_DISC_SEED:-$(date +%s)}"
+	echo "# discovery fuzzer: $(( $(disc_value examined) - ex0 )) objects examined in $(($(now) - t0)) s"
+	echo "# $discf: $(tr '\n' ' ' <"$discf")"
+elif [ -x "$disc" ]; then
+	not_ok "parameter discover writable" "$params/discover"
+else
+	not_ok "disc-test present" "$disc not found"
+fi
+echo "# time: discovery tests done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
 check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \
