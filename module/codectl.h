@@ -14,6 +14,7 @@
 
 struct file;
 struct inode;
+struct codectl_shared_flat;
 struct seq_file;
 struct poll_table_struct;
 struct sframe_flat;
@@ -45,6 +46,8 @@ struct sframe_sec;
  * @sframe_sec:	without a flat table: the section set up for decoding in
  *		user memory, with its FDE index when one fitted, or NULL (then
  *		each walk sets it up)
+ * @shared:	the holder of @sframe_flat's arrays when they are shared
+ *		with other address spaces (share.c), or NULL
  * @sframe_mem: bytes the flat table or the set-up section holds
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
@@ -71,6 +74,7 @@ struct codectl_reg {
 	u64 table_end;
 	struct sframe_flat *sframe_flat;
 	struct sframe_sec *sframe_sec;
+	struct codectl_shared_flat *shared;
 	u32 sframe_mem;
 	char *pathname;
 	char *debug_link;
@@ -151,6 +155,9 @@ struct codectl_stats {
 	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
 	atomic_long_t trace_records;	/* records queued on open files */
 	atomic_long_t negatives;	/* discovery's negative entries */
+	atomic_long_t shared_tables;	/* flat tables shared across mms */
+	atomic_long_t shared_bytes;	/* memory they hold */
+	atomic_long_t shared_hits;	/* event, debugfs discover: reuses */
 	atomic_long_t discover_works;	/* discoveries queued, not yet run */
 };
 
@@ -188,6 +195,40 @@ int codectl_fork_init(void);
 void codectl_fork_exit(void);
 
 /**
+ * struct codectl_share_key - what a shared flat table was built from
+ * @dev:	the file's device
+ * @ino:	its inode number
+ * @gen:	its inode generation
+ * @build_id_len: bytes of @build_id
+ * @ctime_sec:	its ctime (a rewrite in place changes it)
+ * @ctime_nsec:	nanoseconds of it
+ * @__pad:	0
+ * @sframe_off:	the section's file offset
+ * @size:	its size
+ * @text_off:	text start minus section start (bias-independent)
+ * @text_len:	text size
+ * @content:	hash of the section's bytes as read
+ * @build_id:	the build id
+ *
+ * Compared with memcmp(): zero it before filling it.
+ */
+struct codectl_share_key {
+	u32 dev;
+	u32 gen;
+	u64 ino;
+	u32 build_id_len;
+	u32 ctime_nsec;
+	s64 ctime_sec;
+	u64 sframe_off;
+	u64 size;
+	s64 text_off;
+	u64 text_len;
+	u32 content;
+	u32 __pad;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+};
+
+/**
  * struct codectl_elf_src - an ELF object to register, whoever found it
  * @elf_start:	span of its mappings, or 0 (see struct codectl_elf_info)
  * @elf_end:	end of it, or 0
@@ -205,6 +246,9 @@ void codectl_fork_exit(void);
  *		file), used instead of reading it from user memory, or NULL
  * @build_id_len: bytes of the build id (0: none)
  * @debug_link_crc: CRC32 of the debug link file
+ * @share:	when not NULL (discovery, with @ksframe), the flat table
+ *		may be shared with other address spaces under this key,
+ *		whose content field register.c fills in
  * @file:	when not NULL, the code and SFrame ranges must be mapped
  *		from this file (discovery: the mappings it examined must not
  *		have been replaced meanwhile)
@@ -226,6 +270,7 @@ struct codectl_elf_src {
 	const char *kdebug_link;
 	const u8 *kbuild_id;
 	const u8 *ksframe;
+	struct codectl_share_key *share;
 	struct file *file;
 	u32 build_id_len;
 	u32 debug_link_crc;
@@ -239,6 +284,15 @@ int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
 			   bool full, struct codectl_sframe_check *check);
 int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
+
+/* share.c */
+void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
+			       u64 size);
+bool codectl_share_attach(struct codectl_reg *reg,
+			  const struct codectl_share_key *k);
+void codectl_share_publish(struct codectl_reg *reg,
+			   const struct codectl_share_key *k);
+void codectl_share_put(struct codectl_shared_flat *sh);
 
 /* ioctl.c */
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

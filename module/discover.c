@@ -60,6 +60,7 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -168,6 +169,7 @@ static struct {
 	atomic64_t pending_fallbacks;	/* requests while one was pending */
 	atomic64_t negative_hits;	/* requests answered by a negative */
 	atomic64_t dropped;		/* no slot, or the slot was full */
+	atomic64_t not_code;		/* pcs in no executable file mapping */
 	atomic64_t examined;		/* objects examined */
 	atomic64_t with_sframe;		/* registered with SFrame */
 	atomic64_t without_sframe;	/* registered without SFrame */
@@ -220,6 +222,28 @@ static void codectl_dsc_free(struct codectl_dsc_slot *s)
 	smp_store_release(&s->owner, NULL);
 }
 
+/*
+ * Is there an executable file mapping at @pc to examine?  Only looked at
+ * in task context when the mmap lock is free (trylock: the unwinder may
+ * hold it); elsewhere the task_work looks.  Frames a walk got wrong (a
+ * fallback through code without frame pointers) have pcs anywhere: this
+ * keeps them from queueing a task_work at every unwind.
+ */
+static bool codectl_dsc_worth(u64 pc)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool worth;
+
+	if (!in_task() || !mmap_read_trylock(mm))
+		return true;
+	vma = find_vma(mm, pc);
+	worth = vma && vma->vm_start <= pc && (vma->vm_flags & VM_EXEC) &&
+		vma->vm_file;
+	mmap_read_unlock(mm);
+	return worth;
+}
+
 /**
  * codectl_discover_request() - ask for the object at a pc to be examined
  * @pc:		a user pc of current that no registration covers
@@ -247,6 +271,10 @@ void codectl_discover_request(u64 pc)
 	cmm = codectl_mm_find(current->mm);
 	if (cmm && codectl_mm_negative(cmm, pc)) {
 		atomic64_inc(&codectl_dsc.negative_hits);
+		return;
+	}
+	if (!codectl_dsc_worth(pc)) {
+		atomic64_inc(&codectl_dsc.not_code);
 		return;
 	}
 	s = codectl_dsc_lookup();
@@ -304,6 +332,7 @@ struct codectl_dsc_obj {
 	u64 bias;
 	struct codectl_elf_src src;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
+	struct codectl_share_key key;
 	char *debug_link;
 	u8 *sframe;
 	char *pathbuf;
@@ -443,7 +472,29 @@ static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
 	if (r)
 		return r;
 	o->src.ksframe = o->sframe;
+	o->key.sframe_off = sf->p_offset;
 	return 0;
+}
+
+/* The sharing key's file part (share.c), once the section is read. */
+static void codectl_dsc_key(struct codectl_dsc_obj *o)
+{
+	const struct inode *inode = file_inode(o->file);
+	struct timespec64 ct = codectl_inode_ctime(inode);
+	struct codectl_share_key *k = &o->key;
+
+	if (!o->src.ksframe)
+		return;
+	k->dev = inode->i_sb->s_dev;
+	k->ino = inode->i_ino;
+	k->gen = inode->i_generation;
+	k->ctime_sec = ct.tv_sec;
+	k->ctime_nsec = ct.tv_nsec;
+	k->text_off = o->src.text_start - o->src.sframe_start;
+	k->text_len = o->src.text_end - o->src.text_start;
+	k->build_id_len = o->src.build_id_len;
+	memcpy(k->build_id, o->build_id, o->src.build_id_len);
+	o->src.share = k;
 }
 
 /* The GNU build id from the PT_NOTE segments, if any (best effort). */
@@ -625,6 +676,7 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	codectl_dsc_debug_link(o);
 	if (i_size_read(inode) != o->size || inode_is_open_for_write(inode))
 		return DSC_CHANGED;
+	codectl_dsc_key(o);
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!o->pathbuf)
@@ -648,20 +700,23 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	return 0;
 }
 
-static void codectl_dsc_one(struct mm_struct *mm, u64 pc)
+/* Examine the object at @pc: false when there was nothing to examine. */
+static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 {
 	struct codectl_dsc_obj *o;
 	struct codectl_mm *cmm;
 	u64 t0 = ktime_get_ns();
+	bool examined = false;
 	int r;
 
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
-		return;
+		return false;
 	o->pc = pc;
 	r = codectl_dsc_vma(mm, o);
 	if (r < 0)
 		goto out;
+	examined = true;
 	atomic64_inc(&codectl_dsc.examined);
 	if (!r)
 		r = codectl_dsc_examine(o);
@@ -691,6 +746,7 @@ out:
 	kvfree(o->sframe);
 	kfree(o->pathbuf);
 	kfree(o);
+	return examined;
 }
 
 /* Executable mappings examined per sweep at most. */
@@ -755,9 +811,13 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	 */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
+		bool any = false;
+
 		for (i = 0; i < n; i++)
-			codectl_dsc_one(current->mm, pcs[i]);
-		codectl_dsc_sweep(current->mm);
+			any |= codectl_dsc_one(current->mm, pcs[i]);
+		/* Not for pcs outside any executable mapping (garbage frames). */
+		if (any)
+			codectl_dsc_sweep(current->mm);
 	}
 	/* The last statement: module exit waits for this count. */
 	atomic_long_dec(&codectl_stats.discover_works);
@@ -783,6 +843,7 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "negative_hits %lld\n",
 		   atomic64_read(&codectl_dsc.negative_hits));
 	seq_printf(m, "dropped %lld\n", atomic64_read(&codectl_dsc.dropped));
+	seq_printf(m, "not_code %lld\n", atomic64_read(&codectl_dsc.not_code));
 	seq_printf(m, "examined %lld\n", atomic64_read(&codectl_dsc.examined));
 	seq_printf(m, "with_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.with_sframe));
@@ -797,6 +858,12 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "pending %ld\n",
 		   atomic_long_read(&codectl_stats.discover_works));
 	seq_printf(m, "ns %lld\n", atomic64_read(&codectl_dsc.ns));
+	seq_printf(m, "shared_tables %ld\n",
+		   atomic_long_read(&codectl_stats.shared_tables));
+	seq_printf(m, "shared_bytes %ld\n",
+		   atomic_long_read(&codectl_stats.shared_bytes));
+	seq_printf(m, "shared_hits %ld\n",
+		   atomic_long_read(&codectl_stats.shared_hits));
 	return 0;
 }
 

@@ -77,6 +77,8 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 		{ "trace_records", &codectl_stats.trace_records },
 		{ "negatives", &codectl_stats.negatives },
 		{ "discover_works", &codectl_stats.discover_works },
+		{ "shared_tables", &codectl_stats.shared_tables },
+		{ "shared_bytes", &codectl_stats.shared_bytes },
 	};
 	unsigned int i;
 
@@ -165,7 +167,9 @@ static void __exit codectl_exit(void)
 		atomic_long_read(&codectl_stats.unwind_works) ||
 		atomic_long_read(&codectl_stats.trace_records) ||
 		atomic_long_read(&codectl_stats.negatives) ||
-		atomic_long_read(&codectl_stats.discover_works));
+		atomic_long_read(&codectl_stats.discover_works) ||
+		atomic_long_read(&codectl_stats.shared_tables) ||
+		atomic_long_read(&codectl_stats.shared_bytes));
 }
 
 module_init(codectl_init);

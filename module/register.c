@@ -280,7 +280,8 @@ static void codectl_sframe_in_place(struct codectl_reg *reg)
  * refused, -EFBIG when a synthesised section gets no flat table (larger
  * than sframe_flat_max, too many rules), -ENOMEM.
  */
-static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe)
+static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
+				struct codectl_share_key *share)
 {
 	u64 size = reg->sframe_end - reg->sframe_start;
 	bool full = READ_ONCE(codectl_validate_sframe);
@@ -293,6 +294,14 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe)
 
 	if (synth && size > flat_max)
 		return -EFBIG;
+	/* The same bytes of the same file are judged and flattened once. */
+	if (share && ksframe && size <= flat_max) {
+		codectl_share_key_content(share, ksframe, size);
+		if (codectl_share_attach(reg, share))
+			return 0;
+	} else {
+		share = NULL;
+	}
 	if (!mem && size <= flat_max) {
 		copy = kvmalloc(size, GFP_KERNEL);
 		if (!copy)
@@ -315,6 +324,8 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe)
 		/* No table (too many rules, no memory): decode in place. */
 		if (!err)
 			flat = codectl_sframe_flatten(reg, &sec);
+		if (!flat && share)
+			codectl_share_publish(reg, share);
 		kvfree(copy);
 	} else {
 		err = codectl_sframe_verdict(reg->sframe_start,
@@ -490,7 +501,7 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 		goto out;
 	}
 	if (src->sframe_start) {
-		ret = codectl_check_sframe(reg, src->ksframe);
+		ret = codectl_check_sframe(reg, src->ksframe, src->share);
 		if (ret)
 			goto out;
 	}

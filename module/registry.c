@@ -96,7 +96,12 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 {
 	struct sframe_flat *flat = reg->sframe_flat;
 
-	if (flat) {
+	if (reg->shared) {
+		/* Our own header; the arrays are the holder's. */
+		kfree(flat);
+		codectl_share_put(reg->shared);
+		reg->shared = NULL;
+	} else if (flat) {
 		kvfree(flat->offs);
 		kvfree(flat->rule_of);
 		kvfree(flat->rules);

@@ -230,7 +230,7 @@ void sleep_ms(int ms);
  * (fork_failures and unmap_nomem count events too, but none may happen
  * in a test: they are compared like the others.)
  */
-#define STATS_MAX	16
+#define STATS_MAX	24
 #define STATS_REQUIRED	{ "mms", "registrations", "bytes", "sets", "works" }
 #define STATS_EVENTS	{ "unmap_drops" }
 struct cstats_all {

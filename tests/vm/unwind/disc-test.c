@@ -14,6 +14,8 @@
  *                               for stdin to close (the sharing test)
  *   disc-test --fuzz N SEED     N corrupted copies of the plugin mapped
  *                               executable and unwound (hostile input)
+ *   disc-test --late            a process that runs before the module is
+ *                               loaded: unwinds once stdin has a line
  *   disc-test --exec-check      (internal: the exec test's new image)
  *
  * Output is TAP-like, ending with "N passed, N failed".
@@ -478,6 +480,32 @@ static int t_explicit_replaces(void)
 	return 0;
 }
 
+/*
+ * --late: started while the module is not loaded, the plugin mapped
+ * already; once a line arrives on stdin (the module is loaded), the
+ * first unwind falls back and the second is complete.
+ */
+static int late_main(void)
+{
+	void *h, *entry, *mid;
+	char c;
+	int n;
+
+	h = plug_open("libdiscplug.so", &entry, &mid);
+	if (!h)
+		return 3;
+	printf("# waiting\n");
+	fflush(stdout);
+	if (read(0, &c, 1) != 1)
+		return 4;
+	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	n = unwinds_to_complete(entry, mid, 3);
+	printf("# complete after %d unwinds\n", n);
+	return n == 2 ? 0 : 10 + n;
+}
+
 /* ---- --hold: N processes sharing one table ---------------------------- */
 
 static int hold_main(int n)
@@ -703,6 +731,8 @@ int main(int argc, char **argv)
 		*slash = '\0';
 	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
 		return exec_check();
+	if (argc > 1 && !strcmp(argv[1], "--late"))
+		return late_main();
 	if (argc > 2 && !strcmp(argv[1], "--hold"))
 		return hold_main(atoi(argv[2]));
 	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
