@@ -55,6 +55,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
+#include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -63,7 +64,9 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
@@ -150,7 +153,8 @@ enum codectl_dsc_reason {
 	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
 	DSC_EXISTS,		/* overlaps an explicit registration */
 	DSC_LIMIT,		/* max_registrations or max_bytes */
-	DSC_NOMEM,		/* out of memory */
+	DSC_NOMEM,		/* out of memory (no negative entry) */
+	DSC_INTR,		/* interrupted (no negative entry) */
 	DSC_OTHER,		/* any other error */
 	DSC_NR_REASONS
 };
@@ -161,7 +165,8 @@ static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
 	[DSC_NO_LOAD] = "no_load", [DSC_LAYOUT] = "layout",
 	[DSC_SFRAME_OUTSIDE] = "sframe_outside", [DSC_CHANGED] = "changed",
 	[DSC_SFRAME_BAD] = "sframe_bad", [DSC_EXISTS] = "exists",
-	[DSC_LIMIT] = "limit", [DSC_NOMEM] = "nomem", [DSC_OTHER] = "other",
+	[DSC_LIMIT] = "limit", [DSC_NOMEM] = "nomem", [DSC_INTR] = "intr",
+	[DSC_OTHER] = "other",
 };
 
 static struct {
@@ -235,7 +240,7 @@ static bool codectl_dsc_worth(u64 pc)
 	struct vm_area_struct *vma;
 	bool worth;
 
-	if (!in_task() || !mmap_read_trylock(mm))
+	if (!in_task() || irqs_disabled() || !mmap_read_trylock(mm))
 		return true;
 	vma = find_vma(mm, pc);
 	worth = vma && vma->vm_start <= pc && (vma->vm_flags & VM_EXEC) &&
@@ -603,6 +608,8 @@ static int codectl_dsc_reason_of(int err)
 		return DSC_LIMIT;
 	case -ENOMEM:
 		return DSC_NOMEM;
+	case -EINTR:
+		return DSC_INTR;
 	case -ESTALE:
 	case -EFAULT:
 		return DSC_CHANGED;
@@ -720,7 +727,10 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	atomic64_inc(&codectl_dsc.examined);
 	if (!r)
 		r = codectl_dsc_examine(o);
-	if (r) {
+	if (r == DSC_NOMEM || r == DSC_INTR) {
+		/* Transient: the next unwind that meets it asks again. */
+		atomic64_inc(&codectl_dsc.refused[r]);
+	} else if (r) {
 		atomic64_inc(&codectl_dsc.refused[r]);
 		cmm = codectl_mm_get_or_create(mm);
 		/*
@@ -803,21 +813,27 @@ static void codectl_dsc_twork(struct callback_head *cb)
 		pcs[i] = READ_ONCE(s->pcs[i]);
 	codectl_dsc_free(s);
 
-	/*
-	 * Also run from do_exit() after exit_mm(): then there is no mm.  A
-	 * first registry subscription gives up with -EINTR while a signal
-	 * is pending: then there is no entry either, and the next unwind
-	 * asks again.
-	 */
+	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
+		sigset_t all, old_mask;
 		bool any = false;
 
+		/*
+		 * A first registry subscription (mm_take_all_locks()) gives
+		 * up while any signal is pending, and this runs on the way
+		 * to deliver one as often as not: hold them off, as fork.c
+		 * does (SIGKILL cannot be; the mask is back before user
+		 * space sees it).
+		 */
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, &old_mask);
 		for (i = 0; i < n; i++)
 			any |= codectl_dsc_one(current->mm, pcs[i]);
 		/* Not for pcs outside any executable mapping (garbage frames). */
 		if (any)
 			codectl_dsc_sweep(current->mm);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	}
 	/* The last statement: module exit waits for this count. */
 	atomic_long_dec(&codectl_stats.discover_works);
