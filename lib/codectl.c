@@ -93,10 +93,15 @@ CODECTL_EXPORT int codectl(unsigned int option, void *info, size_t info_size,
 	return ioctl(fd, CODECTL_IOC(option), &args);
 }
 
+/*
+ * The wrappers pass the VER0 sizes: a program built against an older
+ * <linux/codectl.h> hands us a VER0 struct.  The VER1 fields (flags,
+ * origin) are reached with codectl() and sizeof of the caller's struct.
+ */
 CODECTL_EXPORT int codectl_register_elf(const struct codectl_elf_info *info)
 {
 	return codectl(CODECTL_REGISTER_ELF, (void *)(uintptr_t)info,
-		       sizeof(*info), 0);
+		       CODECTL_ELF_INFO_SIZE_VER0, 0);
 }
 
 CODECTL_EXPORT int codectl_register_jit(const struct codectl_jit_info *info)
@@ -117,7 +122,7 @@ CODECTL_EXPORT int codectl_unregister(uint64_t text_start, uint64_t text_end)
 
 CODECTL_EXPORT int codectl_query(struct codectl_query_info *info)
 {
-	return codectl(CODECTL_QUERY, info, sizeof(*info), 0);
+	return codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER0, 0);
 }
 
 CODECTL_EXPORT int codectl_version(struct codectl_version *version)

@@ -14,6 +14,7 @@
 
 struct file;
 struct inode;
+struct codectl_shared_flat;
 struct seq_file;
 struct poll_table_struct;
 struct sframe_flat;
@@ -26,6 +27,9 @@ struct sframe_sec;
  * @ref:	one per array holding it, one per reader using it
  * @charge:	bytes counted against the mm's max_bytes (0 until inserted)
  * @kind:	CODECTL_KIND_ELF or CODECTL_KIND_JIT
+ * @origin:	CODECTL_ORIGIN_* bits: who registered it, and SYNTH when its
+ *		SFrame section was a buffer copied at registration (its
+ *		range is then neither checked mapped nor followed by munmap)
  * @build_id_len: bytes in @build_id
  * @debug_link_crc: CRC32 of the debug link file
  * @text_start:	start of the code, also the tree key
@@ -42,6 +46,8 @@ struct sframe_sec;
  * @sframe_sec:	without a flat table: the section set up for decoding in
  *		user memory, with its FDE index when one fitted, or NULL (then
  *		each walk sets it up)
+ * @shared:	the holder of @sframe_flat's arrays when they are shared
+ *		with other address spaces (share.c), or NULL
  * @sframe_mem: bytes the flat table or the set-up section holds
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
@@ -55,6 +61,7 @@ struct codectl_reg {
 	refcount_t ref;
 	u32 charge;
 	u32 kind;
+	u32 origin;
 	u32 build_id_len;
 	u32 debug_link_crc;
 	u64 text_start;
@@ -67,6 +74,7 @@ struct codectl_reg {
 	u64 table_end;
 	struct sframe_flat *sframe_flat;
 	struct sframe_sec *sframe_sec;
+	struct codectl_shared_flat *shared;
 	u32 sframe_mem;
 	char *pathname;
 	char *debug_link;
@@ -99,15 +107,38 @@ struct codectl_set {
  * @hnode:	in the global table (RCU), keyed by the mm pointer; hashed
  *		while the table owns the subscription reference
  * @rcu:	frees it after lock-free lookups are done with it
- * @lock:	serialises writers of @set
+ * @lock:	serialises writers of @set and @negs
  * @set:	the current registrations (RCU), NULL when there are none
+ * @negs:	discovery's negative entries (RCU), or NULL
  */
 struct codectl_mm {
 	struct mmu_notifier mn;
 	struct hlist_node hnode;
 	struct rcu_head rcu;
-	struct mutex lock;		/* serialises writers of set */
+	struct mutex lock;		/* serialises writers of set, negs */
 	struct codectl_set __rcu *set;
+	struct codectl_negs __rcu *negs;
+};
+
+/* Negative entries per address space at most; the oldest goes first. */
+#define CODECTL_MAX_NEGS	64
+
+/**
+ * struct codectl_negs - executable mappings discovery examined in vain
+ * @rcu:	frees it after lock-free lookups
+ * @nr:		entries
+ * @r:		their address ranges (the mapping's [vm_start, vm_end)),
+ *		oldest first; an unmap over one drops it
+ *
+ * Immutable once published, like struct codectl_set.
+ */
+struct codectl_negs {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct {
+		u64 start;
+		u64 end;
+	} r[];
 };
 
 /* Global live-object counters, shown in debugfs codectl/stats. */
@@ -123,6 +154,11 @@ struct codectl_stats {
 	atomic_long_t unwind_tasks;	/* per-task deferred-unwind states */
 	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
 	atomic_long_t trace_records;	/* records queued on open files */
+	atomic_long_t negatives;	/* discovery's negative entries */
+	atomic_long_t shared_tables;	/* flat tables shared across mms */
+	atomic_long_t shared_bytes;	/* memory they hold */
+	atomic_long_t shared_hits;	/* event, debugfs discover: reuses */
+	atomic_long_t discover_works;	/* discoveries queued, not yet run */
 };
 
 extern struct codectl_stats codectl_stats;
@@ -149,6 +185,8 @@ bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg);
 struct codectl_set *codectl_mm_snapshot(struct mm_struct *mm);
 struct codectl_set *codectl_mm_set_rcu(struct mm_struct *mm);
 struct codectl_reg *codectl_set_find(const struct codectl_set *set, u64 addr);
+bool codectl_mm_negative(struct codectl_mm *cmm, u64 addr);
+int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end);
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);
 
@@ -156,10 +194,108 @@ void codectl_registry_exit(void);
 int codectl_fork_init(void);
 void codectl_fork_exit(void);
 
-/* ioctl.c */
-long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+/**
+ * struct codectl_share_key - what a shared flat table was built from
+ * @dev:	the file's device
+ * @ino:	its inode number
+ * @gen:	its inode generation
+ * @build_id_len: bytes of @build_id
+ * @ctime_sec:	its ctime (a rewrite in place changes it)
+ * @ctime_nsec:	nanoseconds of it
+ * @__pad:	0
+ * @sframe_off:	the section's file offset
+ * @size:	its size
+ * @text_off:	text start minus section start (bias-independent)
+ * @text_len:	text size
+ * @content:	hash of the section's bytes as read
+ * @build_id:	the build id
+ *
+ * Compared with memcmp(): zero it before filling it.
+ */
+struct codectl_share_key {
+	u32 dev;
+	u32 gen;
+	u64 ino;
+	u32 build_id_len;
+	u32 ctime_nsec;
+	s64 ctime_sec;
+	u64 sframe_off;
+	u64 size;
+	s64 text_off;
+	u64 text_len;
+	u32 content;
+	u32 __pad;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+};
+
+/**
+ * struct codectl_elf_src - an ELF object to register, whoever found it
+ * @elf_start:	span of its mappings, or 0 (see struct codectl_elf_info)
+ * @elf_end:	end of it, or 0
+ * @text_start:	its code
+ * @text_end:	end of it
+ * @sframe_start: its SFrame section in the caller's memory, or 0
+ * @sframe_end:	end of it, or 0
+ * @upathname:	user pointer to the pathname, or 0 (when @kpathname is NULL)
+ * @udebug_link: user pointer to the debug link name, or 0 (ditto)
+ * @ubuild_id:	user pointer to @build_id_len bytes (when @kbuild_id is NULL)
+ * @kpathname:	kernel string, used instead of @upathname when not NULL
+ * @kdebug_link: kernel string, used instead of @udebug_link when not NULL
+ * @kbuild_id:	kernel bytes, used instead of @ubuild_id when not NULL
+ * @ksframe:	a kernel copy of the SFrame section (e.g. read from the
+ *		file), used instead of reading it from user memory, or NULL
+ * @build_id_len: bytes of the build id (0: none)
+ * @debug_link_crc: CRC32 of the debug link file
+ * @share:	when not NULL (discovery, with @ksframe), the flat table
+ *		may be shared with other address spaces under this key,
+ *		whose content field register.c fills in
+ * @file:	when not NULL, the code and SFrame ranges must be mapped
+ *		from this file (discovery: the mappings it examined must not
+ *		have been replaced meanwhile)
+ * @origin:	CODECTL_ORIGIN_* bits: REGISTERED (the ABI) or DISCOVERED,
+ *		SYNTH when the section is a synthesised buffer anywhere in
+ *		the caller's memory, copied into a flat table at once
+ */
+struct codectl_elf_src {
+	u64 elf_start;
+	u64 elf_end;
+	u64 text_start;
+	u64 text_end;
+	u64 sframe_start;
+	u64 sframe_end;
+	u64 upathname;
+	u64 udebug_link;
+	u64 ubuild_id;
+	const char *kpathname;
+	const char *kdebug_link;
+	const u8 *kbuild_id;
+	const u8 *ksframe;
+	struct codectl_share_key *share;
+	struct file *file;
+	u32 build_id_len;
+	u32 debug_link_crc;
+	u32 origin;
+};
+
+/* register.c: the registration pipeline of every source */
+int codectl_register_elf(const struct codectl_elf_src *src);
+int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
+int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
+			   bool full, struct codectl_sframe_check *check);
 int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
+
+/* share.c */
+void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
+			       u64 size);
+bool codectl_share_attach(struct codectl_reg *reg,
+			  const struct codectl_share_key *k);
+void codectl_share_publish(struct codectl_reg *reg,
+			   const struct codectl_share_key *k);
+void codectl_share_put(struct codectl_shared_flat *sh);
+
+/* ioctl.c */
+long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /**
  * struct codectl_trace - a trace being unwound into caller-owned arrays
@@ -200,6 +336,13 @@ long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 int codectl_unwind_show(struct seq_file *m, void *v);
 extern const char * const codectl_frame_names[8];
 extern const char * const codectl_stop_names[16];
+
+/* discover.c */
+extern bool codectl_discover;
+void codectl_discover_request(u64 pc);
+int codectl_discover_init(void);
+void codectl_discover_exit(void);
+int codectl_discover_show(struct seq_file *m, void *v);
 
 /* deferred.c */
 int codectl_deferred_init(void);

@@ -7,6 +7,7 @@
 #ifndef CODECTL_COMPAT_H
 #define CODECTL_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/sched.h>
@@ -40,6 +41,16 @@ static inline int codectl_task_work_add_nmi(struct callback_head *head,
 	if (!ret)
 		irq_work_queue(kick);
 	return ret;
+#endif
+}
+
+/* The inode's ctime: inode_get_ctime() (6.6+) replaced ->i_ctime. */
+static inline struct timespec64 codectl_inode_ctime(const struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_CTIME
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
 #endif
 }
 

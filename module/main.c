@@ -75,6 +75,10 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 		{ "unwind_tasks", &codectl_stats.unwind_tasks },
 		{ "unwind_works", &codectl_stats.unwind_works },
 		{ "trace_records", &codectl_stats.trace_records },
+		{ "negatives", &codectl_stats.negatives },
+		{ "discover_works", &codectl_stats.discover_works },
+		{ "shared_tables", &codectl_stats.shared_tables },
+		{ "shared_bytes", &codectl_stats.shared_bytes },
 	};
 	unsigned int i;
 
@@ -86,6 +90,7 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(codectl_stats);
 DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
 DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
+DEFINE_SHOW_ATTRIBUTE(codectl_discover);
 
 static struct dentry *codectl_debugfs;
 
@@ -93,9 +98,12 @@ static int __init codectl_init(void)
 {
 	int ret;
 
-	ret = codectl_deferred_init();
+	ret = codectl_discover_init();
 	if (ret)
 		return ret;
+	ret = codectl_deferred_init();
+	if (ret)
+		goto err_discover;
 	ret = codectl_harness_init();
 	if (ret)
 		goto err_deferred;
@@ -112,6 +120,8 @@ static int __init codectl_init(void)
 			    &codectl_stats_fops);
 	debugfs_create_file("unwind", 0444, codectl_debugfs, NULL,
 			    &codectl_unwind_fops);
+	debugfs_create_file("discover", 0444, codectl_debugfs, NULL,
+			    &codectl_discover_fops);
 	debugfs_create_file("hooks", 0444, codectl_debugfs, NULL,
 			    &codectl_hooks_fops);
 	/* Last: from here on perf, BPF and ftrace see our stacks. */
@@ -125,6 +135,8 @@ err_harness:
 	codectl_harness_exit();
 err_deferred:
 	codectl_deferred_exit();
+err_discover:
+	codectl_discover_exit();
 	return ret;
 }
 
@@ -138,6 +150,8 @@ static void __exit codectl_exit(void)
 	codectl_selftest_exit();
 	codectl_harness_exit();
 	codectl_deferred_exit();
+	/* No unwinder left to ask: wait for the discoveries queued. */
+	codectl_discover_exit();
 	/* No new snapshots, and the queued ones have been adopted or dropped. */
 	codectl_fork_exit();
 	codectl_registry_exit();
@@ -151,7 +165,11 @@ static void __exit codectl_exit(void)
 		atomic_long_read(&codectl_stats.sets) ||
 		atomic_long_read(&codectl_stats.unwind_tasks) ||
 		atomic_long_read(&codectl_stats.unwind_works) ||
-		atomic_long_read(&codectl_stats.trace_records));
+		atomic_long_read(&codectl_stats.trace_records) ||
+		atomic_long_read(&codectl_stats.negatives) ||
+		atomic_long_read(&codectl_stats.discover_works) ||
+		atomic_long_read(&codectl_stats.shared_tables) ||
+		atomic_long_read(&codectl_stats.shared_bytes));
 }
 
 module_init(codectl_init);

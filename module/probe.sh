@@ -32,3 +32,5 @@ probe HAVE_HRTIMER_SETUP	linux/hrtimer.h		'void hrtimer_setup\('
 probe HAVE_LINUX_UNALIGNED_H	linux/unaligned.h	'get_unaligned'
 # The deferred unwinder's user-stack walker, unwind_user() (6.17+, 7.2).
 probe HAVE_UNWIND_USER		linux/unwind_user.h	'int unwind_user\(struct unwind_stacktrace'
+# inode_get_ctime() (6.6+); before, inode->i_ctime.
+probe HAVE_INODE_GET_CTIME	linux/fs.h		'timespec64 inode_get_ctime\('

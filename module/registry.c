@@ -96,7 +96,12 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 {
 	struct sframe_flat *flat = reg->sframe_flat;
 
-	if (flat) {
+	if (reg->shared) {
+		/* Our own header; the arrays are the holder's. */
+		kfree(flat);
+		codectl_share_put(reg->shared);
+		reg->shared = NULL;
+	} else if (flat) {
 		kvfree(flat->offs);
 		kvfree(flat->rule_of);
 		kvfree(flat->rules);
@@ -130,6 +135,12 @@ static bool codectl_overlaps(u64 s1, u64 e1, u64 s2, u64 e2)
 	return s1 < e2 && s2 < e1;
 }
 
+/* Does the registration rely on its SFrame section's mapping? */
+static bool codectl_reg_sframe_mapped(const struct codectl_reg *reg)
+{
+	return reg->sframe_start && !(reg->origin & CODECTL_ORIGIN_SYNTH);
+}
+
 /*
  * Does unmapping [start, end) take away something @reg relies on: its
  * code, its SFrame section, or its first JIT table?
@@ -137,7 +148,7 @@ static bool codectl_overlaps(u64 s1, u64 e1, u64 s2, u64 e2)
 static bool codectl_reg_hit(const struct codectl_reg *reg, u64 start, u64 end)
 {
 	return codectl_overlaps(reg->text_start, reg->text_end, start, end) ||
-	       (reg->sframe_start &&
+	       (codectl_reg_sframe_mapped(reg) &&
 		codectl_overlaps(reg->sframe_start, reg->sframe_end, start,
 				 end)) ||
 	       (reg->unwind_head &&
@@ -166,13 +177,13 @@ static bool codectl_mapped(struct mm_struct *mm, u64 start, u64 end,
  * @mm:		the address space, whose mmap lock the caller holds
  * @reg:	the registration
  *
- * Return: true if its code is mapped executable and its SFrame section or
- * first JIT table readable.
+ * Return: true if its code is mapped executable and its SFrame section
+ * (unless synthesised) or first JIT table readable.
  */
 bool codectl_reg_mapped(struct mm_struct *mm, const struct codectl_reg *reg)
 {
 	return codectl_mapped(mm, reg->text_start, reg->text_end, VM_EXEC) &&
-	       (!reg->sframe_start ||
+	       (!codectl_reg_sframe_mapped(reg) ||
 		codectl_mapped(mm, reg->sframe_start, reg->sframe_end,
 			       VM_READ)) &&
 	       (!reg->unwind_head ||
@@ -297,6 +308,128 @@ static void codectl_mm_publish(struct codectl_mm *cmm, struct codectl_set *set)
 	codectl_set_put(old);
 }
 
+/* ---- discovery's negative entries ------------------------------------ */
+
+static struct codectl_negs *codectl_mm_negs(struct codectl_mm *cmm)
+{
+	return rcu_dereference_protected(cmm->negs, lockdep_is_held(&cmm->lock));
+}
+
+static void codectl_negs_free_rcu(struct rcu_head *rcu)
+{
+	struct codectl_negs *n = container_of(rcu, struct codectl_negs, rcu);
+
+	atomic_long_sub(n->nr, &codectl_stats.negatives);
+	kfree(n);
+}
+
+/* Publish @n (or none) and free the old entries after a grace period. */
+static void codectl_mm_publish_negs(struct codectl_mm *cmm,
+				    struct codectl_negs *n)
+{
+	struct codectl_negs *old = codectl_mm_negs(cmm);
+
+	if (n && !n->nr) {
+		kfree(n);
+		n = NULL;
+	}
+	if (n)
+		atomic_long_add(n->nr, &codectl_stats.negatives);
+	rcu_assign_pointer(cmm->negs, n);
+	if (old)
+		call_rcu(&old->rcu, codectl_negs_free_rcu);
+}
+
+/* Does an unmap of [start, end) hit a negative entry? */
+static bool codectl_negs_hit(const struct codectl_negs *n, u64 start, u64 end)
+{
+	unsigned int i;
+
+	for (i = 0; n && i < n->nr; i++)
+		if (codectl_overlaps(n->r[i].start, n->r[i].end, start, end))
+			return true;
+	return false;
+}
+
+/* Drop the negative entries an unmap of [start, end) hits.  Under lock. */
+static void codectl_mm_unmap_negs(struct codectl_mm *cmm, u64 start, u64 end)
+{
+	struct codectl_negs *old = codectl_mm_negs(cmm), *n;
+	unsigned int i;
+
+	if (!codectl_negs_hit(old, start, end))
+		return;
+	/* Under the mmap lock: GFP_NOWAIT; without memory drop them all. */
+	n = kmalloc(struct_size(n, r, old->nr), GFP_NOWAIT | __GFP_NOWARN);
+	if (n) {
+		n->nr = 0;
+		for (i = 0; i < old->nr; i++)
+			if (!codectl_overlaps(old->r[i].start, old->r[i].end,
+					      start, end))
+				n->r[n->nr++] = old->r[i];
+	}
+	codectl_mm_publish_negs(cmm, n);
+}
+
+/**
+ * codectl_mm_negative() - did discovery examine this address in vain?
+ * @cmm:	the registry
+ * @addr:	a user address
+ *
+ * Lock-free (RCU): callable in any context, NMI included.
+ *
+ * Return: true when @addr lies in a negative entry.
+ */
+bool codectl_mm_negative(struct codectl_mm *cmm, u64 addr)
+{
+	const struct codectl_negs *n;
+	bool found = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	n = rcu_dereference(cmm->negs);
+	for (i = 0; n && i < n->nr && !found; i++)
+		found = addr >= n->r[i].start && addr < n->r[i].end;
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * codectl_mm_add_negative() - remember a mapping discovery examined in vain
+ * @cmm:	the registry
+ * @start:	the mapping's start
+ * @end:	its end
+ *
+ * At most CODECTL_MAX_NEGS entries: the oldest goes to make room.  The
+ * caller holds the mmap lock for reading (so an unmap cannot pass
+ * between its check of the mapping and this), as for insertions.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end)
+{
+	struct codectl_negs *old, *n;
+	unsigned int i, skip;
+
+	mutex_lock(&cmm->lock);
+	old = codectl_mm_negs(cmm);
+	skip = old && old->nr >= CODECTL_MAX_NEGS ? 1 : 0;
+	n = kmalloc(struct_size(n, r, (old ? old->nr : 0) - skip + 1),
+		    GFP_KERNEL_ACCOUNT);
+	if (!n) {
+		mutex_unlock(&cmm->lock);
+		return -ENOMEM;
+	}
+	n->nr = 0;
+	for (i = skip; old && i < old->nr; i++)
+		n->r[n->nr++] = old->r[i];
+	n->r[n->nr].start = start;
+	n->r[n->nr++].end = end;
+	codectl_mm_publish_negs(cmm, n);
+	mutex_unlock(&cmm->lock);
+	return 0;
+}
+
 /* ---- the mm's subscription ------------------------------------------- */
 
 /* Take @cmm out of the table; true if this caller did (and owns it). */
@@ -317,6 +450,7 @@ static void codectl_mm_retire(struct codectl_mm *cmm)
 {
 	mutex_lock(&cmm->lock);
 	codectl_mm_publish(cmm, NULL);
+	codectl_mm_publish_negs(cmm, NULL);
 	mutex_unlock(&cmm->lock);
 	mmu_notifier_put(&cmm->mn);
 }
@@ -331,6 +465,7 @@ static struct mmu_notifier *codectl_mn_alloc(struct mm_struct *mm)
 	INIT_HLIST_NODE(&cmm->hnode);
 	mutex_init(&cmm->lock);
 	RCU_INIT_POINTER(cmm->set, NULL);
+	RCU_INIT_POINTER(cmm->negs, NULL);
 	atomic_long_inc(&codectl_stats.mms);
 	return &cmm->mn;
 }
@@ -378,7 +513,7 @@ static int codectl_mn_invalidate_range_start(struct mmu_notifier *mn,
 {
 	struct codectl_mm *cmm = to_cmm(mn);
 	struct codectl_set *set;
-	bool hit = false;
+	bool hit = false, neg;
 	unsigned int i;
 
 	if (range->event != MMU_NOTIFY_UNMAP)
@@ -387,19 +522,27 @@ static int codectl_mn_invalidate_range_start(struct mmu_notifier *mn,
 	set = rcu_dereference(cmm->set);
 	for (i = 0; set && i < set->nr && !hit; i++)
 		hit = codectl_reg_hit(set->regs[i], range->start, range->end);
+	neg = codectl_negs_hit(rcu_dereference(cmm->negs), range->start,
+			       range->end);
 	rcu_read_unlock();
-	if (!hit || !mmu_notifier_range_blockable(range))
+	if ((!hit && !neg) || !mmu_notifier_range_blockable(range))
 		return 0;
 
 	mutex_lock(&cmm->lock);
-	/* Under the mmap lock: no reclaim that could wait on this mm. */
-	set = codectl_set_copy(codectl_mm_set(cmm), 0, codectl_keep_unhit,
-			       range->start, range->end,
-			       GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
-	if (!set)	/* better nothing than stale rules */
-		atomic_long_inc(&codectl_stats.unmap_nomem);
-	codectl_mm_publish(cmm, set);
-	atomic_long_inc(&codectl_stats.unmap_drops);
+	/* An object mapped again here is examined again. */
+	if (neg)
+		codectl_mm_unmap_negs(cmm, range->start, range->end);
+	if (hit) {
+		/* Under the mmap lock: no reclaim that could wait on this mm. */
+		set = codectl_set_copy(codectl_mm_set(cmm), 0,
+				       codectl_keep_unhit, range->start,
+				       range->end,
+				       GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
+		if (!set)	/* better nothing than stale rules */
+			atomic_long_inc(&codectl_stats.unmap_nomem);
+		codectl_mm_publish(cmm, set);
+		atomic_long_inc(&codectl_stats.unmap_drops);
+	}
 	mutex_unlock(&cmm->lock);
 	return 0;
 }
@@ -472,6 +615,14 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 	return cmm;
 }
 
+/* May @reg take the place of @old, which its text range overlaps? */
+static bool codectl_replaces(const struct codectl_reg *reg,
+			     const struct codectl_reg *old)
+{
+	return !(reg->origin & CODECTL_ORIGIN_DISCOVERED) &&
+	       (old->origin & CODECTL_ORIGIN_DISCOVERED);
+}
+
 /**
  * codectl_mm_insert() - add a registration
  * @cmm:	the registry
@@ -479,54 +630,62 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
  *		takes over on success; the caller keeps it on failure
  *
  * The registration is charged its size (struct and strings) against the
- * address space's max_bytes, and counts against max_registrations.
+ * address space's max_bytes, and counts against max_registrations.  An
+ * explicit registration (not CODECTL_ORIGIN_DISCOVERED) whose text
+ * overlaps only discovered ones replaces them; any other overlap fails.
  *
- * Return: 0, -EEXIST if its text range overlaps another registration,
- * -ENOSPC past max_registrations, -ENOMEM past max_bytes or without
- * memory.
+ * Return: 0, -EEXIST if its text range overlaps another registration
+ * (see above), -ENOSPC past max_registrations, -ENOMEM past max_bytes or
+ * without memory.
  */
 int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 {
 	struct codectl_set *old, *set;
 	u32 charge = codectl_reg_size(reg);
-	unsigned int at, nr;
+	unsigned int at, last, nr, i, n;
+	size_t bytes, freed = 0;
 	int ret = 0;
 
 	mutex_lock(&cmm->lock);
 	old = codectl_mm_set(cmm);
 	nr = old ? old->nr : 0;
-	if (nr >= READ_ONCE(codectl_max_registrations)) {
+	bytes = old ? old->bytes : 0;
+	/* The ranges are disjoint and sorted: the overlapped ones follow. */
+	at = old ? codectl_set_search(old, reg->text_start) : 0;
+	for (last = at; last < nr && old->regs[last]->text_start < reg->text_end;
+	     last++) {
+		if (!codectl_replaces(reg, old->regs[last])) {
+			ret = -EEXIST;
+			goto out;
+		}
+		freed += old->regs[last]->charge;
+	}
+	if (nr - (last - at) >= READ_ONCE(codectl_max_registrations)) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	if ((old ? old->bytes : 0) + charge > READ_ONCE(codectl_max_bytes)) {
+	if (bytes - freed + charge > READ_ONCE(codectl_max_bytes)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* The ranges are disjoint and sorted: one neighbour to check. */
-	at = old ? codectl_set_search(old, reg->text_start) : 0;
-	if (at < nr && old->regs[at]->text_start < reg->text_end) {
-		ret = -EEXIST;
-		goto out;
-	}
 
-	set = codectl_set_alloc(nr + 1, GFP_KERNEL_ACCOUNT);
+	set = codectl_set_alloc(nr - (last - at) + 1, GFP_KERNEL_ACCOUNT);
 	if (!set) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	reg->charge = charge;
 	atomic_long_add(charge, &codectl_stats.bytes);
-	if (at)
-		memcpy(set->regs, old->regs, at * sizeof(reg));
-	set->regs[at] = reg;
-	if (nr > at)
-		memcpy(set->regs + at + 1, old->regs + at,
-		       (nr - at) * sizeof(reg));
-	for (at = 0; at < set->nr; at++) {
-		if (set->regs[at] != reg)
-			refcount_inc(&set->regs[at]->ref);
-		set->bytes += set->regs[at]->charge;
+	n = 0;
+	for (i = 0; i < at; i++)
+		set->regs[n++] = old->regs[i];
+	set->regs[n++] = reg;
+	for (i = last; i < nr; i++)
+		set->regs[n++] = old->regs[i];
+	for (i = 0; i < set->nr; i++) {
+		if (set->regs[i] != reg)
+			refcount_inc(&set->regs[i]->ref);
+		set->bytes += set->regs[i]->charge;
 	}
 	codectl_mm_publish(cmm, set);
 out:

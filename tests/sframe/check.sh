@@ -67,7 +67,7 @@ done
 echo "validated real fixtures: $passed passed so far"
 
 # 2b. flat lookup table == the decoder, every pc of every real fixture
-flat=$cache/sframe-bench/flat-check
+flat=${CODECTL_BUILD_DIR:-$cache/sframe-bench}/flat-check
 if gcc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -I"$here" -I"$top/module" -o "$flat" \
 	"$here/flat-check.c" "$here/elfsec.c" "$top/module/sframe.c"; then

@@ -47,7 +47,7 @@ cxx_syntax() {
 unsigned long reqs[] = { CODECTL_IOC_UNREGISTER, CODECTL_IOC_REGISTER_ELF,
 	CODECTL_IOC_REGISTER_JIT, CODECTL_IOC_QUERY, CODECTL_IOC_VERSION,
 	CODECTL_IOC(CODECTL_NR_OPTIONS) };
-struct codectl_elf_info e = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+struct codectl_elf_info e = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 struct codectl_elf_buf b;
 int (*fn)(unsigned int, void *, size_t, unsigned int) = codectl;
 CC

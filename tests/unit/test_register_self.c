@@ -59,9 +59,9 @@ static int kernel(unsigned long request, struct codectl_args *args)
 		return mode == ALL_ENOENT ? -ENOENT : 0;
 	}
 	if (request != CODECTL_IOC_REGISTER_ELF ||
-	    args->info_size != sizeof(r->info) || args->flags)
+	    args->info_size != CODECTL_ELF_INFO_SIZE_VER0 || args->flags)
 		return -EINVAL;
-	memcpy(&r->info, p, sizeof(r->info));
+	memcpy(&r->info, p, CODECTL_ELF_INFO_SIZE_VER0);
 	if (r->info.pathname)
 		strncpy(r->pathname, (char *)(uintptr_t)r->info.pathname,
 			sizeof(r->pathname) - 1);

@@ -10,14 +10,14 @@
 
 #include "fakedev.h"
 
-_Static_assert(sizeof(struct codectl_elf_info) == CODECTL_ELF_INFO_SIZE_VER0,
+_Static_assert(sizeof(struct codectl_elf_info) == CODECTL_ELF_INFO_SIZE_VER1,
 	       "elf info size");
 _Static_assert(sizeof(struct codectl_jit_info) == CODECTL_JIT_INFO_SIZE_VER0,
 	       "jit info size");
 _Static_assert(sizeof(struct codectl_unregister_info) ==
 	       CODECTL_UNREGISTER_INFO_SIZE_VER0, "unregister info size");
 _Static_assert(sizeof(struct codectl_query_info) ==
-	       CODECTL_QUERY_INFO_SIZE_VER0, "query info size");
+	       CODECTL_QUERY_INFO_SIZE_VER1, "query info size");
 _Static_assert(sizeof(struct codectl_version) == CODECTL_VERSION_SIZE_VER0,
 	       "version size");
 _Static_assert(sizeof(struct codectl_args) == 24, "args size");
@@ -54,7 +54,7 @@ static void test_register_elf(void **state)
 	assert_int_equal(errno, EDOM);
 	c = only_call(CODECTL_IOC_REGISTER_ELF, CODECTL_ELF_INFO_SIZE_VER0,
 		      &info);
-	assert_memory_equal(c->info, &info, sizeof(info));
+	assert_memory_equal(c->info, &info, CODECTL_ELF_INFO_SIZE_VER0);
 }
 
 static void test_register_jit(void **state)

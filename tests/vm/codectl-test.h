@@ -76,6 +76,14 @@ int cc_query_at(int fd, uint64_t addr, struct codectl_query_info *q);
 long cc_nr(int fd);		/* VERSION.nr_registrations, or -errno */
 long cc_walk_count(int fd);	/* registrations seen by a QUERY walk, or -errno */
 long cc_unregister_all(int fd);	/* removes everything a QUERY walk sees */
+/* Registrations a QUERY walk sees that discovery did not make, or -errno. */
+long cc_explicit_count(int fd);
+/*
+ * Two CODECTL_IOC_UNWINDs: with discovery on (module parameter discover),
+ * the module registers this process's objects after the first, so that
+ * tests comparing counters take their baseline after it.
+ */
+void discovery_settle(int fd);
 
 /*
  * Register and expect failure with @want; on unexpected success the
@@ -222,7 +230,7 @@ void sleep_ms(int ms);
  * (fork_failures and unmap_nomem count events too, but none may happen
  * in a test: they are compared like the others.)
  */
-#define STATS_MAX	16
+#define STATS_MAX	24
 #define STATS_REQUIRED	{ "mms", "registrations", "bytes", "sets", "works" }
 #define STATS_EVENTS	{ "unmap_drops" }
 struct cstats_all {
@@ -297,5 +305,7 @@ TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_remote);
 TEST(deferred_selftest_errors); TEST(deferred_consumer_module);
 TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 TEST(hook_stats); TEST(hooks_param);
+/* t_synth.c: synthesised SFrame sections, QUERY's origin */
+TEST(synth_register); TEST(synth_errors); TEST(query_origin);
 
 #endif /* CODECTL_TEST_H */

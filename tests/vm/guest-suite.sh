@@ -79,7 +79,7 @@ munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
-deferred_selftest_errors hook_stats"
+deferred_selftest_errors hook_stats synth_register query_origin"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
@@ -318,6 +318,87 @@ done
 unset UW_EXTRA_FLAGS
 echo "# time: unwinding tests done after $(($(now) - t_start)) s"
 
+# --- 3d. discovery --------------------------------------------------------------
+# disc/disc-test registers nothing itself: the module finds its SFrame.
+discf=/sys/kernel/debug/codectl/discover
+disc=$unwind_dir/disc/disc-test
+disc_value() {
+	sed -n "s/^$1 \([0-9]*\)$/\1/p" "$discf" 2>/dev/null
+}
+if [ -x "$disc" ] && [ -w "$params/discover" ]; then
+	check "discovery on by default" "discover is $(cat "$params/discover")" \
+		[ "$(cat "$params/discover")" = Y ]
+	ex0=$(disc_value examined) ns0=$(disc_value ns)
+	run_prog "discovery" "$disc"
+	ex1=$(disc_value examined) ns1=$(disc_value ns)
+	[ "$ex1" -gt "$ex0" ] &&
+		echo "# discovery cost: $((ex1 - ex0)) objects examined in $(((ns1 - ns0) / 1000)) us, $(((ns1 - ns0) / (ex1 - ex0) / 1000)) us per object"
+	# The same tests without the mechanism must fail.
+	echo N >"$params/discover"
+	if "$disc" first_then_complete dlclose_dlopen exec >"$tmp/disc0.out" 2>&1; then
+		not_ok "disc-test fails with discover=N (negative control)" "it passed"
+	else
+		ok "disc-test fails with discover=N (negative control)"
+	fi
+	echo Y >"$params/discover"
+	ex0=$(disc_value examined)
+	t0=$(now)
+	run_prog "discovery fuzzer (corrupted ELF files mapped executable)" \
+		"$disc" --fuzz "${CODECTL_DISC_FUZZ:-300}" "${CODECTL_DISC_SEED:-$(date +%s)}"
+	echo "# discovery fuzzer: $(( $(disc_value examined) - ex0 )) objects examined in $(($(now) - t0)) s"
+	echo "# $discf: $(tr '\n' ' ' <"$discf")"
+
+	# Shared tables: N processes of one binary (fresh address spaces).
+	# hold_run N: start them, wait for all to be ready; leaves $dh running.
+	hold_run() {
+		rm -f "$tmp/dhold" "$tmp/dhold.out"
+		mkfifo "$tmp/dhold"
+		"$disc" --hold "$1" <"$tmp/dhold" >"$tmp/dhold.out" 2>&1 &
+		dh=$!
+		exec 8>"$tmp/dhold"
+		i=0
+		while [ "$(grep -c '^# held' "$tmp/dhold.out")" -lt "$1" ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ "$(grep -c '^# held' "$tmp/dhold.out")" -eq "$1" ]
+	}
+	hold_end() {
+		exec 8>&-
+		wait $dh
+	}
+	nh=${CODECTL_SHARE_PROCS:-8}
+	h0=$(disc_value shared_hits)
+	if hold_run "$nh"; then
+		st=$(stat_value shared_tables) sb=$(stat_value shared_bytes)
+		by=$(stat_value bytes) h1=$(disc_value shared_hits)
+		echo "# $nh processes: shared_tables $st shared_bytes $sb, bytes charged $by in all ($((by / nh)) per process), shared_hits +$((h1 - h0))"
+		echo "# memory: $by bytes charged (what $nh unshared copies would hold), $((by - (nh - 1) * sb)) held with sharing"
+		check "$nh processes of one binary share its 2 tables (program, plugin)" \
+			"shared_tables $st, shared_hits +$((h1 - h0))" \
+			[ "$st" -eq 2 -a $((h1 - h0)) -ge $((2 * (nh - 1))) ]
+	else
+		not_ok "$nh disc-test --hold processes get ready" "$(tail -n 3 "$tmp/dhold.out" | tr '\n' ' ')"
+	fi
+	hold_end
+	check "shared tables freed after the last of them exited" \
+		"shared_tables $(stat_value shared_tables)" stats_zero
+	# Without the mechanism (share=N) the same processes share nothing.
+	echo N >"$params/share"
+	h0=$(disc_value shared_hits)
+	hold_run 2
+	st=$(stat_value shared_tables) h1=$(disc_value shared_hits)
+	hold_end
+	echo Y >"$params/share"
+	check "with share=N, 2 processes share no table (negative control)" \
+		"shared_tables $st, shared_hits +$((h1 - h0))" [ "$st" -eq 0 -a "$h1" = "$h0" ]
+elif [ -x "$disc" ]; then
+	not_ok "parameter discover writable" "$params/discover"
+else
+	not_ok "disc-test present" "$disc not found"
+fi
+echo "# time: discovery tests done after $(($(now) - t_start)) s"
+
 # --- 4. nothing left behind -------------------------------------------------
 check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \
 	"counters not back to 0" stats_zero
@@ -533,8 +614,28 @@ if out=$(rmmod codectl 2>&1); then
 	while [ -e "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	check "$dev gone after rmmod" "still there" [ ! -e "$dev" ]
 	check "/sys/module/codectl gone after rmmod" "still there" [ ! -e /sys/module/codectl ]
+	# A process already running (its plugin mapped) when the module loads.
+	late=
+	if [ -x "$disc" ]; then
+		rm -f "$tmp/late" "$tmp/late.out"
+		mkfifo "$tmp/late"
+		"$disc" --late <"$tmp/late" >"$tmp/late.out" 2>&1 &
+		late=$!
+		exec 7>"$tmp/late"
+		wait_for "$tmp/late.out" '^# waiting'
+	fi
 	if out=$(load 2>&1); then
 		ok "module loads again"
+		if [ -n "$late" ]; then
+			wait_dev
+			echo go >&7
+			exec 7>&-
+			wait $late
+			rc=$?
+			check "a process running before the module loaded gets complete stacks after one fallback" \
+				"exit status $rc: $(tail -n 1 "$tmp/late.out")" [ "$rc" = 0 ]
+			late=
+		fi
 		check "$dev back after reloading" "missing" wait_dev
 		mode=$(dev_mode)
 		check "$dev mode crw-rw-rw- after reloading" "mode is '$mode'" \
@@ -549,6 +650,11 @@ if out=$(rmmod codectl 2>&1); then
 		fi
 	else
 		not_ok "module loads again" "$out"
+	fi
+	if [ -n "$late" ]; then
+		exec 7>&-
+		kill "$late" 2>/dev/null
+		wait "$late" 2>/dev/null
 	fi
 else
 	not_ok "rmmod codectl after the tests" "$out"

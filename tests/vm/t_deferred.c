@@ -504,6 +504,7 @@ TEST(deferred_close)
 	rc = stats_available();
 	if (rc != T_PASS)
 		return rc;
+	discovery_settle(g_fd);
 	REQUIRE(!stats_settle_all(&base), "reading %s", STATS_PATH);
 	REQUIRE(stats_get(&base, "trace_records") >= 0 &&
 		stats_get(&base, "unwind_tasks") >= 0 &&

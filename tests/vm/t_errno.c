@@ -25,14 +25,21 @@ static const struct {
 	unsigned int opt;
 	const char *name;
 	size_t ver0;
+	size_t known;		/* this ABI's struct size */
 } opts[] = {
-	{ CODECTL_UNREGISTER, "UNREGISTER", CODECTL_UNREGISTER_INFO_SIZE_VER0 },
-	{ CODECTL_REGISTER_ELF, "REGISTER_ELF", CODECTL_ELF_INFO_SIZE_VER0 },
-	{ CODECTL_REGISTER_JIT, "REGISTER_JIT", CODECTL_JIT_INFO_SIZE_VER0 },
-	{ CODECTL_QUERY, "QUERY", CODECTL_QUERY_INFO_SIZE_VER0 },
-	{ CODECTL_CHECK_SFRAME, "CHECK_SFRAME", CODECTL_SFRAME_CHECK_SIZE_VER0 },
+	{ CODECTL_UNREGISTER, "UNREGISTER", CODECTL_UNREGISTER_INFO_SIZE_VER0,
+	  sizeof(struct codectl_unregister_info) },
+	{ CODECTL_REGISTER_ELF, "REGISTER_ELF", CODECTL_ELF_INFO_SIZE_VER0,
+	  sizeof(struct codectl_elf_info) },
+	{ CODECTL_REGISTER_JIT, "REGISTER_JIT", CODECTL_JIT_INFO_SIZE_VER0,
+	  sizeof(struct codectl_jit_info) },
+	{ CODECTL_QUERY, "QUERY", CODECTL_QUERY_INFO_SIZE_VER0,
+	  sizeof(struct codectl_query_info) },
+	{ CODECTL_CHECK_SFRAME, "CHECK_SFRAME", CODECTL_SFRAME_CHECK_SIZE_VER0,
+	  sizeof(struct codectl_sframe_check) },
 	/* VERSION last: info_at_page_end uses it as opts[NR_OPTS - 1]. */
-	{ CODECTL_VERSION, "VERSION", CODECTL_VERSION_SIZE_VER0 },
+	{ CODECTL_VERSION, "VERSION", CODECTL_VERSION_SIZE_VER0,
+	  sizeof(struct codectl_version) },
 };
 #define NR_OPTS ((int)(sizeof(opts) / sizeof(opts[0])))
 
@@ -88,14 +95,14 @@ static void fixture_info(struct fixture *f, int i, void *buf)
 	switch (opts[i].opt) {
 	case CODECTL_UNREGISTER: {
 		struct codectl_unregister_info u = { f->r, f->r + 64 };
-		memcpy(buf, &u, sizeof(u));
+		memcpy(buf, &u, opts[i].ver0);
 		break;
 	}
 	case CODECTL_REGISTER_ELF: {
 		struct codectl_elf_info ei = {
 			.text_start = f->e, .text_end = f->e + 64,
 		};
-		memcpy(buf, &ei, sizeof(ei));
+		memcpy(buf, &ei, opts[i].ver0);
 		break;
 	}
 	case CODECTL_REGISTER_JIT: {
@@ -103,17 +110,17 @@ static void fixture_info(struct fixture *f, int i, void *buf)
 			.text_start = f->j, .text_end = f->j + 64,
 			.unwind_head = (uintptr_t)f->tbl,
 		};
-		memcpy(buf, &ji, sizeof(ji));
+		memcpy(buf, &ji, opts[i].ver0);
 		break;
 	}
 	case CODECTL_QUERY: {
 		struct codectl_query_info q = { .addr = 0 };
-		memcpy(buf, &q, sizeof(q));
+		memcpy(buf, &q, opts[i].ver0);
 		break;
 	}
 	case CODECTL_VERSION: {
 		struct codectl_version v = { 0 };
-		memcpy(buf, &v, sizeof(v));
+		memcpy(buf, &v, opts[i].ver0);
 		break;
 	}
 	case CODECTL_CHECK_SFRAME: {
@@ -121,7 +128,7 @@ static void fixture_info(struct fixture *f, int i, void *buf)
 		struct codectl_sframe_check c = {
 			.sframe_start = f->r, .sframe_end = f->r + 64,
 		};
-		memcpy(buf, &c, sizeof(c));
+		memcpy(buf, &c, opts[i].ver0);
 		break;
 	}
 	}
@@ -156,19 +163,20 @@ static void fixture_check_output(struct fixture *f, int i, const void *buf,
 	struct codectl_version v;
 
 	if (opts[i].opt == CODECTL_QUERY) {
-		memcpy(&q, buf, sizeof(q));
+		memset(&q, 0, sizeof(q));
+		memcpy(&q, buf, opts[i].ver0);	/* the caller may have no more */
 		EXPECT(q.text_start == f->r && q.text_end == f->r + 64 &&
 		       q.kind == CODECTL_KIND_ELF,
 		       "QUERY %s: answer [%#llx,%#llx) kind %u, expected the fixture",
 		       what, ULL(q.text_start), ULL(q.text_end), q.kind);
 	} else if (opts[i].opt == CODECTL_VERSION) {
-		memcpy(&v, buf, sizeof(v));
+		memcpy(&v, buf, opts[i].ver0);
 		EXPECT(v.abi_version == CODECTL_ABI_VERSION,
 		       "VERSION %s: abi_version %u", what, v.abi_version);
 	} else if (opts[i].opt == CODECTL_CHECK_SFRAME) {
 		struct codectl_sframe_check c;
 
-		memcpy(&c, buf, sizeof(c));
+		memcpy(&c, buf, opts[i].ver0);
 		EXPECT(c.error == CODECTL_SFRAME_E_MAGIC,
 		       "CHECK_SFRAME %s: error %u, expected E_MAGIC", what,
 		       c.error);
@@ -238,12 +246,13 @@ TEST(common_e2big)
 	if (fixture_setup(&f))
 		goto out;
 	for (i = 0; i < NR_OPTS; i++) {
-		const size_t v0 = opts[i].ver0;
+		const size_t v0 = opts[i].ver0, kn = opts[i].known;
 		const uint64_t zero_ok[] = { v0 + 1, v0 + 8, CODECTL_INFO_SIZE_MAX };
+		/* Bytes past what this version of the ABI knows. */
 		const struct { uint64_t size, at; } tail[] = {
-			{ v0 + 1, v0 }, { v0 + 8, v0 + 7 },
+			{ kn + 1, kn }, { kn + 8, kn + 7 },
 			{ CODECTL_INFO_SIZE_MAX, CODECTL_INFO_SIZE_MAX - 1 },
-			{ CODECTL_INFO_SIZE_MAX, v0 },
+			{ CODECTL_INFO_SIZE_MAX, kn },
 		};
 
 		for (k = 0; k < 4; k++) {
@@ -272,7 +281,7 @@ TEST(common_e2big)
 				size_t z;
 
 				fixture_check_output(&f, i, infobuf, "longer struct");
-				for (z = v0; z < zero_ok[k]; z++)
+				for (z = kn; z < zero_ok[k]; z++)
 					if (b[z]) {
 						FAIL("%s wrote %#x at offset %zu, beyond its struct",
 						     opts[i].name, b[z], z);

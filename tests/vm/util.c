@@ -148,6 +148,37 @@ long cc_walk_count(int fd)
 	return rc == -ENOENT ? n : rc;
 }
 
+long cc_explicit_count(int fd)
+{
+	struct codectl_query_info q;
+	uint64_t addr = 0;
+	long n = 0, walked = 0;
+	int rc;
+
+	while (!(rc = cc_query_at(fd, addr, &q))) {
+		if (q.text_end <= addr || ++walked > 1000000)
+			return -ELOOP;
+		if (!(q.origin & CODECTL_ORIGIN_DISCOVERED))
+			n++;
+		addr = q.text_end;
+	}
+	return rc == -ENOENT ? n : rc;
+}
+
+void discovery_settle(int fd)
+{
+	struct codectl_unwind_args a;
+	uint64_t ips[4];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.ips = (uintptr_t)ips;
+		a.max_frames = 4;
+		cc_ioctl(fd, CODECTL_IOC_UNWIND, &a);
+	}
+}
+
 long cc_unregister_all(int fd)
 {
 	struct codectl_query_info q;

@@ -126,12 +126,34 @@ struct codectl_args {
  *		CODECTL_BUILD_ID_MAX
  * @debug_link_crc: CRC32 of the .gnu_debuglink section; must be 0 when
  *		@debug_link_pathname is 0
+ * @flags:	CODECTL_ELF_* bits (VER1; 0 for a VER0 caller); unknown bits
+ *		are EINVAL
+ * @__reserved2: must be 0
  *
  * Strings are at most CODECTL_PATH_MAX bytes with the NUL and not empty.
  *
+ * CODECTL_ELF_SFRAME_SYNTH: [sframe_start, sframe_end) is a synthesised
+ * SFrame section (e.g. built by user space from .eh_frame) in a buffer
+ * anywhere in the caller's readable memory, not necessarily inside the
+ * elf range nor in a file mapping.  It is decoded as if the section lay
+ * at sframe_start (SFrame function addresses are relative to the section,
+ * so build it for the buffer's address), validated, and copied into a
+ * flat lookup table at registration: the caller may free the buffer once
+ * the call returns, and unmapping it does not drop the registration.  The
+ * section must get a flat table: at most the module parameter
+ * sframe_flat_max bytes and within max_bytes.  QUERY reports the range
+ * as given, with CODECTL_ORIGIN_SYNTH.
+ *
+ * Registrations found by the module itself (discovery: module parameter
+ * discover, CODECTL_ORIGIN_DISCOVERED in QUERY) give way to explicit
+ * ones: a CODECTL_REGISTER_ELF whose text range overlaps only discovered
+ * registrations replaces them (no EEXIST).
+ *
  * Errors:
  *   EINVAL   an empty range or start >= end; elf range given that does not
- *            hold the text or SFrame range, or only one of its ends is 0;
+ *            hold the text or (not synthesised) SFrame range, or only one
+ *            of its ends is 0; unknown @flags or a non-zero __reserved2;
+ *            CODECTL_ELF_SFRAME_SYNTH without an SFrame range;
  *            only one of sframe_start/sframe_end is 0; build_id and
  *            build_id_len disagree; debug_link_crc without a debug link;
  *            an empty string.
@@ -145,7 +167,11 @@ struct codectl_args {
  *            default) one of its FDEs or FREs is, or a function lies
  *            outside [text_start, text_end).  CODECTL_CHECK_SFRAME tells
  *            why.
- *   EEXIST   the text range overlaps an existing registration.
+ *   EFBIG    CODECTL_ELF_SFRAME_SYNTH: the section is larger than
+ *            sframe_flat_max, or gets no flat table (too many distinct
+ *            rules).
+ *   EEXIST   the text range overlaps an existing registration made
+ *            through this ABI (discovered ones are replaced).
  *   ENOSPC   the caller has max_registrations registrations already.
  *   ENOMEM   the caller's registrations would exceed max_bytes, or the
  *            kernel (or the caller's memory cgroup) is out of memory.
@@ -162,9 +188,16 @@ struct codectl_elf_info {
 	__u64 debug_link_pathname;
 	__u32 build_id_len;
 	__u32 debug_link_crc;
+	__u32 flags;
+	__u32 __reserved2;
 };
 
 #define CODECTL_ELF_INFO_SIZE_VER0	80
+#define CODECTL_ELF_INFO_SIZE_VER1	88	/* flags */
+
+/* codectl_elf_info.flags */
+#define CODECTL_ELF_SFRAME_SYNTH	0x1u	/* 1u << 0 */
+#define CODECTL_ELF_FLAGS_ALL		CODECTL_ELF_SFRAME_SYNTH
 
 /**
  * struct codectl_jit_info - CODECTL_REGISTER_JIT: a JIT code region
@@ -276,6 +309,18 @@ struct codectl_unregister_info {
 #define CODECTL_KIND_ELF		1
 #define CODECTL_KIND_JIT		2
 
+/*
+ * codectl_query_info.origin: where a registration came from.  Exactly
+ * one of REGISTERED (CODECTL_REGISTER_ELF or _JIT) and DISCOVERED (found
+ * by the module in a file mapping, module parameter discover), plus
+ * SYNTH for an ELF registration whose SFrame section was a synthesised
+ * buffer (CODECTL_ELF_SFRAME_SYNTH).  New bits may be added: ignore the
+ * ones you do not know.
+ */
+#define CODECTL_ORIGIN_REGISTERED	0x1u
+#define CODECTL_ORIGIN_DISCOVERED	0x2u
+#define CODECTL_ORIGIN_SYNTH		0x4u
+
 /**
  * struct codectl_query_info - CODECTL_QUERY: read one registration
  * @addr:	in: cursor; the registration returned is the one with the
@@ -302,9 +347,11 @@ struct codectl_unregister_info {
  * @debug_link_len: in/out, as @pathname_len
  * @build_id:	in: buffer of @build_id_len bytes, or 0
  * @__reserved:	in: must be 0
+ * @origin:	out (VER1): CODECTL_ORIGIN_* bits; ignored in
+ * @__reserved2: in (VER1): must be 0
  *
  * Errors: ENOENT (no registration ends above @addr), EFAULT (a buffer
- * cannot be written), EINVAL (__reserved not zero).
+ * cannot be written), EINVAL (__reserved or __reserved2 not zero).
  */
 struct codectl_query_info {
 	__u64 addr;
@@ -324,9 +371,12 @@ struct codectl_query_info {
 	__u32 debug_link_len;
 	__u32 __reserved;
 	__u64 build_id;
+	__u32 origin;
+	__u32 __reserved2;
 };
 
 #define CODECTL_QUERY_INFO_SIZE_VER0	112
+#define CODECTL_QUERY_INFO_SIZE_VER1	120	/* origin */
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers

@@ -1,0 +1,947 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Discovery: the module finds the SFrame section of an executable file
+ * mapping itself, the first time an unwind meets a pc there that no
+ * registration covers, and registers the object as CODECTL_REGISTER_ELF
+ * would (register.c), with origin CODECTL_ORIGIN_DISCOVERED.
+ *
+ * The unwinder calls codectl_discover_request(pc) from any context (NMI
+ * included): it only notes the pc in a per-task slot of a pool allocated
+ * at load (claimed with cmpxchg, as deferred.c's) and queues the slot's
+ * task_work; the unwind goes on with its fallback.  The task_work runs in
+ * the task, in task context, on its way back to user space, and examines
+ * the object mapped at each pc noted:
+ *
+ *  - the mapping (mmap read lock): executable, file-backed, a regular
+ *    file; then, in the same task_work, every other executable file
+ *    mapping not yet registered or examined (a sweep), so that the next
+ *    unwind is complete through all the objects of the stack;
+ *  - the ELF header, program headers, build id note and .gnu_debuglink
+ *    section are read from the FILE with kernel_read(), not from the
+ *    task's memory: the file's bytes cannot be changed under us by
+ *    another thread of the task (mprotect + write of a private mapping,
+ *    mremap, munmap) between two reads, the headers need not be mapped
+ *    at all, and a table built from the file's bytes is the same for
+ *    every process mapping it (shared tables key on that).  A writer of
+ *    the file could change it: files open for writing are refused, and
+ *    the size is read again after the reads (a file truncated or grown
+ *    meanwhile is refused);
+ *  - the load bias from the mapping's address and file offset and the
+ *    executable PT_LOAD holding that offset; the text range is that
+ *    segment, the SFrame range PT_GNU_SFRAME, which must lie in the file
+ *    part of a PT_LOAD;
+ *  - the section is read from the file too when it gets a flat table
+ *    (at most sframe_flat_max), else checked and decoded in the task's
+ *    memory as for the ioctl;
+ *  - registered through register.c with the file: the text and SFrame
+ *    ranges must still be mapped from that file's inode at insertion
+ *    (under the mmap lock), so a mapping replaced during discovery is
+ *    refused.
+ *
+ * An object without SFrame is registered without it (its metadata shows
+ * in QUERY; the unwinder uses frame pointers there).  A mapping refused
+ * for any reason gets a negative entry (registry.c, bounded per mm), so
+ * it is examined once per address space; an unmap over it drops the
+ * entry, so an object mapped again there is examined again.  Counters:
+ * debugfs codectl/discover.
+ *
+ * Unload: requests stop, then module exit waits for the queued task_works
+ * (codectl_stats.discover_works), as for deferred unwinds.
+ */
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/irqflags.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/task_work.h>
+
+#include "codectl.h"
+#include "compat.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID		3
+#endif
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
+bool codectl_discover = true;
+module_param_named(discover, codectl_discover, bool, 0644);
+MODULE_PARM_DESC(discover,
+		 "Find the SFrame section of unregistered executable file mappings at the first unwind that meets them (default Y)");
+
+#define CODECTL_DSC_BITS	10
+#define CODECTL_DSC_SLOTS	BIT(CODECTL_DSC_BITS)
+#define CODECTL_DSC_PROBE	32
+/* pcs a slot notes before its task_work runs */
+#define CODECTL_DSC_PCS		4
+
+/* state: number of pcs noted, QUEUED, RELEASING */
+#define CODECTL_DSC_COUNT	0xffUL
+#define CODECTL_DSC_QUEUED	BIT(8)
+#define CODECTL_DSC_RELEASING	BIT(9)
+
+/* Bounds on what is read from a file. */
+#define CODECTL_DSC_MAX_PHDRS	128
+#define CODECTL_DSC_MAX_SHDRS	1024
+#define CODECTL_DSC_MAX_NOTE	4096
+#define CODECTL_DSC_MAX_STRTAB	(64U << 10)
+#define CODECTL_DSC_MAX_FILES	16	/* mappings of one file examined */
+
+/**
+ * struct codectl_dsc_slot - pcs a task asked to be examined
+ * @owner:	the task, or NULL when free (cmpxchg)
+ * @state:	CODECTL_DSC_* bits and the count of @pcs
+ * @pcs:	the pcs, written after the count is taken
+ * @twork:	queued once per QUEUED state
+ *
+ * Only the owner touches an owned slot (its task context and the
+ * interrupts and NMIs that nest in it): every race is nesting on one
+ * CPU, where the inner context runs to completion.  A nested request
+ * that misses a slot being claimed claims a second one: two task_works
+ * then examine their own pcs, which costs a duplicate look at worst.
+ */
+struct codectl_dsc_slot {
+	struct task_struct *owner;
+	atomic_long_t state;
+	u64 pcs[CODECTL_DSC_PCS];
+	struct callback_head twork;
+};
+
+static struct codectl_dsc_slot *codectl_dsc_slots;
+static bool codectl_dsc_stopping;
+
+#ifndef HAVE_TWA_NMI_CURRENT
+static void codectl_dsc_kick_fn(struct irq_work *w)
+{
+	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
+}
+
+static DEFINE_PER_CPU(struct irq_work, codectl_dsc_kick);
+#define CODECTL_DSC_KICK()	this_cpu_ptr(&codectl_dsc_kick)
+#else
+#define CODECTL_DSC_KICK()	NULL
+#endif
+
+/* Why an object was not registered (debugfs codectl/discover). */
+enum codectl_dsc_reason {
+	DSC_NOT_FILE = 1,	/* anonymous, special or not a regular file */
+	DSC_WRITABLE,		/* the file is open for writing */
+	DSC_READ,		/* I/O error or truncated file */
+	DSC_EHDR,		/* not a 64-bit ELF object of this machine */
+	DSC_PHDRS,		/* program headers out of bounds or too many */
+	DSC_NO_LOAD,		/* the mapping is no executable PT_LOAD */
+	DSC_LAYOUT,		/* segments and mappings disagree */
+	DSC_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
+	DSC_CHANGED,		/* the file or mapping changed meanwhile */
+	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
+	DSC_EXISTS,		/* overlaps an explicit registration */
+	DSC_LIMIT,		/* max_registrations or max_bytes */
+	DSC_NOMEM,		/* out of memory (no negative entry) */
+	DSC_INTR,		/* interrupted (no negative entry) */
+	DSC_OTHER,		/* any other error */
+	DSC_NR_REASONS
+};
+
+static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
+	[DSC_NOT_FILE] = "not_file", [DSC_WRITABLE] = "writable",
+	[DSC_READ] = "read", [DSC_EHDR] = "ehdr", [DSC_PHDRS] = "phdrs",
+	[DSC_NO_LOAD] = "no_load", [DSC_LAYOUT] = "layout",
+	[DSC_SFRAME_OUTSIDE] = "sframe_outside", [DSC_CHANGED] = "changed",
+	[DSC_SFRAME_BAD] = "sframe_bad", [DSC_EXISTS] = "exists",
+	[DSC_LIMIT] = "limit", [DSC_NOMEM] = "nomem", [DSC_INTR] = "intr",
+	[DSC_OTHER] = "other",
+};
+
+static struct {
+	atomic64_t requests;		/* requests noted */
+	atomic64_t pending_fallbacks;	/* requests while one was pending */
+	atomic64_t negative_hits;	/* requests answered by a negative */
+	atomic64_t dropped;		/* no slot, or the slot was full */
+	atomic64_t not_code;		/* pcs in no executable file mapping */
+	atomic64_t examined;		/* objects examined */
+	atomic64_t with_sframe;		/* registered with SFrame */
+	atomic64_t without_sframe;	/* registered without SFrame */
+	atomic64_t covered;		/* already registered when examined */
+	atomic64_t refused[DSC_NR_REASONS];
+	atomic64_t ns;			/* time spent examining */
+} codectl_dsc;
+
+/* ---- requests (any context) ------------------------------------------ */
+
+static struct codectl_dsc_slot *codectl_dsc_at(unsigned int h, unsigned int i)
+{
+	return &codectl_dsc_slots[(h + i) & (CODECTL_DSC_SLOTS - 1)];
+}
+
+static struct codectl_dsc_slot *codectl_dsc_lookup(void)
+{
+	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
+	struct codectl_dsc_slot *s;
+
+	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
+		s = codectl_dsc_at(h, i);
+		if (READ_ONCE(s->owner) == current &&
+		    !(atomic_long_read(&s->state) & CODECTL_DSC_RELEASING))
+			return s;
+	}
+	return NULL;
+}
+
+static struct codectl_dsc_slot *codectl_dsc_claim(void)
+{
+	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
+	struct codectl_dsc_slot *s;
+
+	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
+		s = codectl_dsc_at(h, i);
+		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
+			continue;
+		/* cmpxchg() ordered this after the releaser's resets. */
+		atomic_long_set(&s->state, 0);
+		return s;
+	}
+	return NULL;
+}
+
+/* Free a slot whose state is RELEASING. */
+static void codectl_dsc_free(struct codectl_dsc_slot *s)
+{
+	/* Pairs with the claimant's cmpxchg: it sees the slot RELEASING. */
+	smp_store_release(&s->owner, NULL);
+}
+
+/*
+ * Is there an executable file mapping at @pc to examine?  Only looked at
+ * in task context when the mmap lock is free (trylock: the unwinder may
+ * hold it); elsewhere the task_work looks.  Frames a walk got wrong (a
+ * fallback through code without frame pointers) have pcs anywhere: this
+ * keeps them from queueing a task_work at every unwind.
+ */
+static bool codectl_dsc_worth(u64 pc)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool worth;
+
+	if (!in_task() || irqs_disabled() || !mmap_read_trylock(mm))
+		return true;
+	vma = find_vma(mm, pc);
+	worth = vma && vma->vm_start <= pc && (vma->vm_flags & VM_EXEC) &&
+		vma->vm_file;
+	mmap_read_unlock(mm);
+	return worth;
+}
+
+/**
+ * codectl_discover_request() - ask for the object at a pc to be examined
+ * @pc:		a user pc of current that no registration covers
+ *
+ * Any context, NMI included: no allocation, no lock.  Notes @pc in
+ * current's slot and queues its task_work, which examines the object
+ * before current returns to user space.  Does nothing when the module
+ * parameter discover is off, for kernel threads and exiting tasks, and
+ * for pcs in a negative entry.
+ */
+void codectl_discover_request(u64 pc)
+{
+	struct codectl_dsc_slot *s;
+	struct codectl_mm *cmm;
+	unsigned long old, n;
+	unsigned int i;
+	int ret;
+
+	if (!READ_ONCE(codectl_discover) || READ_ONCE(codectl_dsc_stopping) ||
+	    !codectl_dsc_slots)
+		return;
+	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
+	    pc >= TASK_SIZE_MAX)
+		return;
+	cmm = codectl_mm_find(current->mm);
+	if (cmm && codectl_mm_negative(cmm, pc)) {
+		atomic64_inc(&codectl_dsc.negative_hits);
+		return;
+	}
+	if (!codectl_dsc_worth(pc)) {
+		atomic64_inc(&codectl_dsc.not_code);
+		return;
+	}
+	s = codectl_dsc_lookup();
+	if (!s)
+		s = codectl_dsc_claim();
+	if (!s) {
+		atomic64_inc(&codectl_dsc.dropped);
+		return;
+	}
+	old = atomic_long_read(&s->state);
+	do {
+		n = old & CODECTL_DSC_COUNT;
+		if (old & CODECTL_DSC_QUEUED)
+			atomic64_inc(&codectl_dsc.pending_fallbacks);
+		/* One look per page of code is enough. */
+		for (i = 0; i < n && i < CODECTL_DSC_PCS; i++)
+			if ((READ_ONCE(s->pcs[i]) >> PAGE_SHIFT) ==
+			    (pc >> PAGE_SHIFT))
+				return;
+		if (n >= CODECTL_DSC_PCS) {
+			atomic64_inc(&codectl_dsc.dropped);
+			return;
+		}
+	} while (!atomic_long_try_cmpxchg(&s->state, &old,
+					  (old + 1) | CODECTL_DSC_QUEUED));
+	WRITE_ONCE(s->pcs[n], pc);
+	atomic64_inc(&codectl_dsc.requests);
+	if (old & CODECTL_DSC_QUEUED)
+		return;
+
+	atomic_long_inc(&codectl_stats.discover_works);
+	if (in_nmi())
+		ret = codectl_task_work_add_nmi(&s->twork, CODECTL_DSC_KICK());
+	else
+		ret = task_work_add(current, &s->twork, TWA_RESUME);
+	if (ret) {
+		/* Exiting: nothing will run the work; give the slot back. */
+		atomic_long_dec(&codectl_stats.discover_works);
+		atomic_long_set(&s->state, CODECTL_DSC_RELEASING);
+		codectl_dsc_free(s);
+	}
+}
+
+/* ---- reading the object ---------------------------------------------- */
+
+/* What discovery found out about one object. */
+struct codectl_dsc_obj {
+	struct file *file;
+	u64 pc;
+	u64 vm_start, vm_end;		/* the mapping holding pc */
+	u64 vm_off;			/* its file offset */
+	loff_t size;			/* i_size at the start */
+	struct elf64_hdr eh;
+	struct elf64_phdr *ph;
+	u64 bias;
+	struct codectl_elf_src src;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+	struct codectl_share_key key;
+	char *debug_link;
+	u8 *sframe;
+	char *pathbuf;
+};
+
+/* Read exactly @len bytes at @pos of the file: 0 or a reason. */
+static int codectl_dsc_read(struct codectl_dsc_obj *o, void *buf, size_t len,
+			    u64 pos)
+{
+	loff_t p = pos;
+	ssize_t n;
+
+	if (pos > o->size || len > o->size - pos)
+		return DSC_READ;
+	n = kernel_read(o->file, buf, len, &p);
+	return n == len ? 0 : DSC_READ;
+}
+
+static int codectl_dsc_ehdr(struct codectl_dsc_obj *o)
+{
+	const struct elf64_hdr *eh = &o->eh;
+	int r;
+
+	r = codectl_dsc_read(o, &o->eh, sizeof(o->eh), 0);
+	if (r)
+		return r == DSC_READ && o->size < sizeof(o->eh) ? DSC_EHDR : r;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_ident[EI_VERSION] != EV_CURRENT ||
+	    (eh->e_type != ET_DYN && eh->e_type != ET_EXEC) ||
+	    eh->e_machine != EM_X86_64 || eh->e_version != EV_CURRENT)
+		return DSC_EHDR;
+	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
+	    eh->e_phnum > CODECTL_DSC_MAX_PHDRS)
+		return DSC_PHDRS;
+	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL);
+	if (!o->ph)
+		return DSC_NOMEM;
+	r = codectl_dsc_read(o, o->ph, eh->e_phnum * sizeof(*o->ph),
+			     eh->e_phoff);
+	return r == DSC_READ ? DSC_PHDRS : r;
+}
+
+/* Is the file part of segment @p sane: inside the file, no wrap? */
+static bool codectl_dsc_seg_ok(const struct codectl_dsc_obj *o,
+			       const struct elf64_phdr *p)
+{
+	u64 end;
+
+	return p->p_filesz <= p->p_memsz &&
+	       !check_add_overflow(p->p_offset, p->p_filesz, &end) &&
+	       end <= o->size &&
+	       !check_add_overflow(p->p_vaddr, p->p_memsz, &end) &&
+	       end < TASK_SIZE_MAX;
+}
+
+/*
+ * The load bias, text and ELF span from the executable PT_LOAD holding
+ * the mapping's file offset.
+ */
+static int codectl_dsc_layout(struct codectl_dsc_obj *o)
+{
+	const struct elf64_phdr *x = NULL;
+	u64 lo = U64_MAX, hi = 0, off, a, b;
+	unsigned int i;
+
+	for (i = 0; i < o->eh.e_phnum; i++) {
+		const struct elf64_phdr *p = &o->ph[i];
+
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (!codectl_dsc_seg_ok(o, p))
+			return DSC_PHDRS;
+		lo = min(lo, p->p_vaddr);
+		hi = max(hi, p->p_vaddr + p->p_memsz);
+		if (!(p->p_flags & PF_X) || x)
+			continue;
+		off = p->p_offset & PAGE_MASK;
+		if (o->vm_off >= off && o->vm_off < p->p_offset + p->p_filesz)
+			x = p;
+	}
+	if (!x)
+		return DSC_NO_LOAD;
+	/* vm_start holds file offset vm_off, which is x's p_vaddr + delta. */
+	if (check_sub_overflow(o->vm_start + x->p_offset, o->vm_off, &a) ||
+	    check_sub_overflow(a, x->p_vaddr, &o->bias) ||
+	    (o->bias & ~PAGE_MASK))
+		return DSC_LAYOUT;
+	if (check_add_overflow(o->bias, x->p_vaddr, &a) ||
+	    check_add_overflow(a, x->p_memsz, &b) || a >= b ||
+	    b > TASK_SIZE_MAX ||
+	    check_add_overflow(o->bias, lo, &lo) ||
+	    check_add_overflow(o->bias, hi, &hi) || hi > TASK_SIZE_MAX)
+		return DSC_LAYOUT;
+	o->src.text_start = a;
+	o->src.text_end = b;
+	o->src.elf_start = lo;
+	o->src.elf_end = hi;
+	return 0;
+}
+
+/* PT_GNU_SFRAME: in the file part of a PT_LOAD, its bytes from the file. */
+static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
+{
+	const struct elf64_phdr *sf = NULL;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < o->eh.e_phnum; i++)
+		if (o->ph[i].p_type == PT_GNU_SFRAME)
+			sf = &o->ph[i];
+	if (!sf)
+		return 0;
+	if (!sf->p_filesz || sf->p_filesz != sf->p_memsz ||
+	    !codectl_dsc_seg_ok(o, sf))
+		return DSC_SFRAME_OUTSIDE;
+	for (i = 0; i < o->eh.e_phnum; i++) {
+		const struct elf64_phdr *p = &o->ph[i];
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_R) &&
+		    sf->p_offset >= p->p_offset &&
+		    sf->p_offset + sf->p_filesz <= p->p_offset + p->p_filesz &&
+		    sf->p_vaddr - p->p_vaddr == sf->p_offset - p->p_offset)
+			break;
+	}
+	if (i == o->eh.e_phnum)
+		return DSC_SFRAME_OUTSIDE;
+	o->src.sframe_start = o->bias + sf->p_vaddr;
+	o->src.sframe_end = o->src.sframe_start + sf->p_filesz;
+	if (sf->p_filesz > READ_ONCE(codectl_sframe_flat_max))
+		return 0;	/* checked and decoded in memory */
+	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL);
+	if (!o->sframe)
+		return DSC_NOMEM;
+	r = codectl_dsc_read(o, o->sframe, sf->p_filesz, sf->p_offset);
+	if (r)
+		return r;
+	o->src.ksframe = o->sframe;
+	o->key.sframe_off = sf->p_offset;
+	return 0;
+}
+
+/* The sharing key's file part (share.c), once the section is read. */
+static void codectl_dsc_key(struct codectl_dsc_obj *o)
+{
+	const struct inode *inode = file_inode(o->file);
+	struct timespec64 ct = codectl_inode_ctime(inode);
+	struct codectl_share_key *k = &o->key;
+
+	if (!o->src.ksframe)
+		return;
+	k->dev = inode->i_sb->s_dev;
+	k->ino = inode->i_ino;
+	k->gen = inode->i_generation;
+	k->ctime_sec = ct.tv_sec;
+	k->ctime_nsec = ct.tv_nsec;
+	k->text_off = o->src.text_start - o->src.sframe_start;
+	k->text_len = o->src.text_end - o->src.text_start;
+	k->build_id_len = o->src.build_id_len;
+	memcpy(k->build_id, o->build_id, o->src.build_id_len);
+	o->src.share = k;
+}
+
+/* The GNU build id from the PT_NOTE segments, if any (best effort). */
+static void codectl_dsc_build_id(struct codectl_dsc_obj *o)
+{
+	unsigned int i;
+	u8 *buf;
+
+	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL);
+	if (!buf)
+		return;
+	for (i = 0; i < o->eh.e_phnum && !o->src.build_id_len; i++) {
+		const struct elf64_phdr *p = &o->ph[i];
+		size_t len = min_t(u64, p->p_filesz, CODECTL_DSC_MAX_NOTE);
+		size_t at = 0;
+
+		if (p->p_type != PT_NOTE || codectl_dsc_read(o, buf, len,
+							     p->p_offset))
+			continue;
+		while (at + sizeof(struct elf64_note) <= len) {
+			struct elf64_note nh;
+			size_t name, desc;
+
+			memcpy(&nh, buf + at, sizeof(nh));
+			name = at + sizeof(nh);
+			desc = name + ALIGN((size_t)nh.n_namesz, 4);
+			if (nh.n_namesz > len || nh.n_descsz > len ||
+			    desc > len || desc + nh.n_descsz > len)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(buf + name, "GNU", 4) && nh.n_descsz &&
+			    nh.n_descsz <= CODECTL_BUILD_ID_MAX) {
+				memcpy(o->build_id, buf + desc, nh.n_descsz);
+				o->src.build_id_len = nh.n_descsz;
+				o->src.kbuild_id = o->build_id;
+				break;
+			}
+			at = desc + ALIGN((size_t)nh.n_descsz, 4);
+		}
+	}
+	kfree(buf);
+}
+
+/* The .gnu_debuglink section through the section headers (best effort). */
+static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
+{
+	const struct elf64_hdr *eh = &o->eh;
+	struct elf64_shdr *sh = NULL, str;
+	char *names = NULL, *dl = NULL;
+	unsigned int i;
+	size_t len;
+	u32 crc;
+
+	if (!eh->e_shoff || eh->e_shentsize != sizeof(struct elf64_shdr) ||
+	    !eh->e_shnum || eh->e_shnum > CODECTL_DSC_MAX_SHDRS ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return;
+	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL);
+	if (!sh || codectl_dsc_read(o, sh, eh->e_shnum * sizeof(*sh),
+				    eh->e_shoff))
+		goto out;
+	str = sh[eh->e_shstrndx];
+	if (!str.sh_size || str.sh_size > CODECTL_DSC_MAX_STRTAB)
+		goto out;
+	names = kmalloc(str.sh_size + 1, GFP_KERNEL);
+	if (!names || codectl_dsc_read(o, names, str.sh_size, str.sh_offset))
+		goto out;
+	names[str.sh_size] = '\0';
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= str.sh_size ||
+		    strcmp(names + sh[i].sh_name, ".gnu_debuglink"))
+			continue;
+		/* A NUL-terminated name, padding to 4, then the CRC. */
+		len = sh[i].sh_size;
+		if (len < 8 || len > CODECTL_PATH_MAX + 8)
+			break;
+		dl = kmalloc(len, GFP_KERNEL);
+		if (!dl || codectl_dsc_read(o, dl, len, sh[i].sh_offset))
+			break;
+		if (!dl[0] || strnlen(dl, len - 4) > len - 5)
+			break;
+		memcpy(&crc, dl + len - 4, sizeof(crc));
+		if (strlen(dl) + 1 > CODECTL_PATH_MAX)
+			break;
+		o->debug_link = dl;
+		o->src.kdebug_link = dl;
+		o->src.debug_link_crc = crc;
+		dl = NULL;
+		break;
+	}
+out:
+	kfree(dl);
+	kfree(names);
+	kfree(sh);
+}
+
+/* Map a registration error to a reason. */
+static int codectl_dsc_reason_of(int err)
+{
+	switch (err) {
+	case -ENOEXEC:
+		return DSC_SFRAME_BAD;
+	case -EEXIST:
+		return DSC_EXISTS;
+	case -ENOSPC:
+		return DSC_LIMIT;
+	case -ENOMEM:
+		return DSC_NOMEM;
+	case -EINTR:
+		return DSC_INTR;
+	case -ESTALE:
+	case -EFAULT:
+		return DSC_CHANGED;
+	default:
+		return DSC_OTHER;
+	}
+}
+
+/*
+ * Find the mapping at @o->pc and take its file.  Returns 0, a reason, or
+ * -1 when there is nothing to examine (no mapping: no entry either).
+ */
+static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
+{
+	struct vm_area_struct *vma;
+	struct codectl_mm *cmm;
+	int r = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -1;
+	vma = find_vma(mm, o->pc);
+	if (!vma || vma->vm_start > o->pc || !(vma->vm_flags & VM_EXEC)) {
+		r = -1;
+		goto out;
+	}
+	o->vm_start = vma->vm_start;
+	o->vm_end = vma->vm_end;
+	/* Registered meanwhile (another pc of the object, or the ABI)? */
+	cmm = codectl_mm_find(mm);
+	if (cmm) {
+		struct codectl_reg *reg = codectl_mm_next(cmm, o->pc);
+		bool covered = reg && reg->text_start <= o->pc;
+
+		if (reg)
+			codectl_reg_put(reg);
+		if (covered || codectl_mm_negative(cmm, o->pc)) {
+			atomic64_inc(&codectl_dsc.covered);
+			r = -1;
+			goto out;
+		}
+	}
+	if (!vma->vm_file || !S_ISREG(file_inode(vma->vm_file)->i_mode)) {
+		r = DSC_NOT_FILE;
+		goto out;
+	}
+	o->vm_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	o->file = get_file(vma->vm_file);
+out:
+	mmap_read_unlock(mm);
+	return r;
+}
+
+/* Examine the object at @o->pc; 0 when registered, else a reason. */
+static int codectl_dsc_examine(struct codectl_dsc_obj *o)
+{
+	struct inode *inode = file_inode(o->file);
+	char *path;
+	int r;
+
+	if (inode_is_open_for_write(inode))
+		return DSC_WRITABLE;
+	o->size = i_size_read(inode);
+	r = codectl_dsc_ehdr(o);
+	if (!r)
+		r = codectl_dsc_layout(o);
+	if (!r)
+		r = codectl_dsc_sframe(o);
+	if (r)
+		return r;
+	codectl_dsc_build_id(o);
+	codectl_dsc_debug_link(o);
+	if (i_size_read(inode) != o->size || inode_is_open_for_write(inode))
+		return DSC_CHANGED;
+	codectl_dsc_key(o);
+
+	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!o->pathbuf)
+		return DSC_NOMEM;
+	path = d_path(&o->file->f_path, o->pathbuf, PATH_MAX);
+	if (!IS_ERR(path) && strlen(path) < CODECTL_PATH_MAX)
+		o->src.kpathname = path;
+	o->src.file = o->file;
+	o->src.origin = CODECTL_ORIGIN_DISCOVERED;
+	r = codectl_register_elf(&o->src);
+	if (r == -EEXIST) {
+		/* Only the explicit registration of another part of it? */
+		return DSC_EXISTS;
+	}
+	if (r)
+		return codectl_dsc_reason_of(r);
+	if (o->src.sframe_start)
+		atomic64_inc(&codectl_dsc.with_sframe);
+	else
+		atomic64_inc(&codectl_dsc.without_sframe);
+	return 0;
+}
+
+/* Examine the object at @pc: false when there was nothing to examine. */
+static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
+{
+	struct codectl_dsc_obj *o;
+	struct codectl_mm *cmm;
+	u64 t0 = ktime_get_ns();
+	bool examined = false;
+	int r;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return false;
+	o->pc = pc;
+	r = codectl_dsc_vma(mm, o);
+	if (r < 0)
+		goto out;
+	examined = true;
+	atomic64_inc(&codectl_dsc.examined);
+	if (!r)
+		r = codectl_dsc_examine(o);
+	if (r == DSC_NOMEM || r == DSC_INTR) {
+		/* Transient: the next unwind that meets it asks again. */
+		atomic64_inc(&codectl_dsc.refused[r]);
+	} else if (r) {
+		atomic64_inc(&codectl_dsc.refused[r]);
+		cmm = codectl_mm_get_or_create(mm);
+		/*
+		 * Under the mmap lock, as insertions: an unmap either comes
+		 * after the entry (and drops it) or before the check.
+		 */
+		if (!IS_ERR(cmm) && !mmap_read_lock_killable(mm)) {
+			struct vm_area_struct *vma = find_vma(mm, pc);
+
+			if (vma && vma->vm_start == o->vm_start &&
+			    vma->vm_end == o->vm_end)
+				codectl_mm_add_negative(cmm, o->vm_start,
+							o->vm_end);
+			mmap_read_unlock(mm);
+		}
+	}
+	atomic64_add(ktime_get_ns() - t0, &codectl_dsc.ns);
+out:
+	if (o->file)
+		fput(o->file);
+	kfree(o->ph);
+	kfree(o->debug_link);
+	kvfree(o->sframe);
+	kfree(o->pathbuf);
+	kfree(o);
+	return examined;
+}
+
+/* Executable mappings examined per sweep at most. */
+#define CODECTL_DSC_SWEEP	64
+
+/*
+ * After the pcs asked for: every other executable file mapping that no
+ * registration covers and no negative entry holds, so that one fallback
+ * is enough for the whole stack (its callers' objects are not reached
+ * by a walk that could not unwind the first one).
+ */
+static void codectl_dsc_sweep(struct mm_struct *mm)
+{
+	struct codectl_mm *cmm = codectl_mm_find(mm);
+	u64 starts[CODECTL_DSC_SWEEP];
+	struct vm_area_struct *vma;
+	unsigned int n = 0, i;
+
+	if (mmap_read_lock_killable(mm))
+		return;
+	for (vma = find_vma(mm, 0); vma && n < CODECTL_DSC_SWEEP;
+	     vma = find_vma(mm, vma->vm_end)) {
+		struct codectl_reg *reg;
+		bool covered;
+
+		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+			continue;
+		if (cmm) {
+			reg = codectl_mm_next(cmm, vma->vm_start);
+			covered = reg && reg->text_start < vma->vm_end;
+			if (reg)
+				codectl_reg_put(reg);
+			if (covered || codectl_mm_negative(cmm, vma->vm_start))
+				continue;
+		}
+		starts[n++] = vma->vm_start;
+	}
+	mmap_read_unlock(mm);
+	for (i = 0; i < n && !fatal_signal_pending(current); i++)
+		codectl_dsc_one(mm, starts[i]);
+}
+
+/* In the task, on its way back to user space (or at its exit). */
+static void codectl_dsc_twork(struct callback_head *cb)
+{
+	struct codectl_dsc_slot *s = container_of(cb, typeof(*s), twork);
+	u64 pcs[CODECTL_DSC_PCS];
+	unsigned long old;
+	unsigned int i, n;
+
+	old = atomic_long_xchg(&s->state, CODECTL_DSC_RELEASING);
+	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
+	for (i = 0; i < n; i++)
+		pcs[i] = READ_ONCE(s->pcs[i]);
+	codectl_dsc_free(s);
+
+	/* Also run from do_exit() after exit_mm(): then there is no mm. */
+	if (current->mm && !(current->flags & PF_EXITING) &&
+	    !fatal_signal_pending(current)) {
+		sigset_t all, old_mask;
+		bool any = false;
+
+		/*
+		 * A first registry subscription (mm_take_all_locks()) gives
+		 * up while any signal is pending, and this runs on the way
+		 * to deliver one as often as not: hold them off, as fork.c
+		 * does (SIGKILL cannot be; the mask is back before user
+		 * space sees it).
+		 */
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, &old_mask);
+		for (i = 0; i < n; i++)
+			any |= codectl_dsc_one(current->mm, pcs[i]);
+		/* Not for pcs outside any executable mapping (garbage frames). */
+		if (any)
+			codectl_dsc_sweep(current->mm);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	}
+	/* The last statement: module exit waits for this count. */
+	atomic_long_dec(&codectl_stats.discover_works);
+}
+
+/* ---- debugfs, init, exit ---------------------------------------------- */
+
+/**
+ * codectl_discover_show() - debugfs codectl/discover
+ * @m:		the seq_file
+ * @v:		unused
+ *
+ * Return: 0.
+ */
+int codectl_discover_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	seq_printf(m, "discover %d\n", READ_ONCE(codectl_discover));
+	seq_printf(m, "requests %lld\n", atomic64_read(&codectl_dsc.requests));
+	seq_printf(m, "pending_fallbacks %lld\n",
+		   atomic64_read(&codectl_dsc.pending_fallbacks));
+	seq_printf(m, "negative_hits %lld\n",
+		   atomic64_read(&codectl_dsc.negative_hits));
+	seq_printf(m, "dropped %lld\n", atomic64_read(&codectl_dsc.dropped));
+	seq_printf(m, "not_code %lld\n", atomic64_read(&codectl_dsc.not_code));
+	seq_printf(m, "examined %lld\n", atomic64_read(&codectl_dsc.examined));
+	seq_printf(m, "with_sframe %lld\n",
+		   atomic64_read(&codectl_dsc.with_sframe));
+	seq_printf(m, "without_sframe %lld\n",
+		   atomic64_read(&codectl_dsc.without_sframe));
+	seq_printf(m, "covered %lld\n", atomic64_read(&codectl_dsc.covered));
+	for (i = DSC_NOT_FILE; i < DSC_NR_REASONS; i++)
+		seq_printf(m, "refused_%s %lld\n", codectl_dsc_reason_names[i],
+			   atomic64_read(&codectl_dsc.refused[i]));
+	seq_printf(m, "negatives %ld\n",
+		   atomic_long_read(&codectl_stats.negatives));
+	seq_printf(m, "pending %ld\n",
+		   atomic_long_read(&codectl_stats.discover_works));
+	seq_printf(m, "ns %lld\n", atomic64_read(&codectl_dsc.ns));
+	seq_printf(m, "shared_tables %ld\n",
+		   atomic_long_read(&codectl_stats.shared_tables));
+	seq_printf(m, "shared_bytes %ld\n",
+		   atomic_long_read(&codectl_stats.shared_bytes));
+	seq_printf(m, "shared_hits %ld\n",
+		   atomic_long_read(&codectl_stats.shared_hits));
+	return 0;
+}
+
+/**
+ * codectl_discover_init() - allocate the request slots
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int codectl_discover_init(void)
+{
+	struct codectl_dsc_slot *slots;
+	unsigned int i;
+	int cpu;
+
+	slots = kvcalloc(CODECTL_DSC_SLOTS, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
+		atomic_long_set(&slots[i].state, CODECTL_DSC_RELEASING);
+		init_task_work(&slots[i].twork, codectl_dsc_twork);
+	}
+#ifndef HAVE_TWA_NMI_CURRENT
+	for_each_possible_cpu(cpu)
+		per_cpu(codectl_dsc_kick, cpu) =
+			IRQ_WORK_INIT_HARD(codectl_dsc_kick_fn);
+#else
+	(void)cpu;
+#endif
+	codectl_dsc_stopping = false;
+	/* Requests look at the pointer: publish the initialised slots. */
+	smp_store_release(&codectl_dsc_slots, slots);
+	return 0;
+}
+
+/**
+ * codectl_discover_exit() - stop requests, wait for the queued discoveries
+ *
+ * Callers of codectl_discover_request() (the unwinder) are gone or going:
+ * the flag stops the rest; every queued task_work runs (on its task's way
+ * to user space or at its exit) before the slots and this code go.
+ */
+void codectl_discover_exit(void)
+{
+	unsigned int waited = 0;
+	int cpu;
+
+	WRITE_ONCE(codectl_dsc_stopping, true);
+	/* Requests in flight have seen the flag or queued their work. */
+	synchronize_rcu();
+	while (atomic_long_read(&codectl_stats.discover_works)) {
+		if (!(++waited % 500))
+			pr_info("codectl: unload waits for %ld queued discoveries\n",
+				atomic_long_read(&codectl_stats.discover_works));
+		msleep(20);
+	}
+	synchronize_rcu_tasks();
+#ifndef HAVE_TWA_NMI_CURRENT
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&codectl_dsc_kick, cpu));
+#else
+	(void)cpu;
+#endif
+	kvfree(codectl_dsc_slots);
+	codectl_dsc_slots = NULL;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flat tables shared across address spaces.
+ *
+ * A flat table built from a file's bytes (discovery reads the SFrame
+ * section from the file) is the same for every process that maps the
+ * file, wherever it is loaded: its entries are offsets from the text
+ * start.  So the arrays (offsets, rules, index) live in a refcounted
+ * holder, found in a global hash by the file's identity and the
+ * section's content:
+ *
+ *   device, inode number and generation, ctime (a file rewritten in
+ *   place gets a new key), build id, the section's file offset and size,
+ *   the text range relative to the section (bias-independent), and a
+ *   hash of the section's bytes as read for this registration.
+ *
+ * Only discovered registrations share (their section comes from the
+ * file, not from memory the process can write).  Each registration keeps
+ * its own struct sframe_flat header, with its own base (its text start)
+ * and the holder's arrays, so the unwinder uses reg->sframe_flat as
+ * before; the registration holds a reference on the holder, and the last
+ * one frees it.
+ *
+ * Charging: every address space using a shared table is charged its full
+ * size in max_bytes (the limit keeps its meaning: what one process may
+ * make the kernel hold for it, shared or not), and the debugfs bytes
+ * counter sums those charges; shared_bytes counts the memory actually
+ * held.  The memory cgroup charged is that of the task that built the
+ * table (as for page cache), for as long as the table lives.
+ */
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "codectl.h"
+#include "sframe.h"
+
+#define CODECTL_SHARE_BITS	8
+
+static bool codectl_share = true;
+module_param_named(share, codectl_share, bool, 0644);
+MODULE_PARM_DESC(share,
+		 "Share the flat tables of discovered objects across address spaces (default Y)");
+
+/**
+ * struct codectl_shared_flat - a flat table's arrays, shared
+ * @ref:	one per registration using it
+ * @node:	in codectl_share_table
+ * @key:	what it was built from
+ * @flat:	the arrays (its base is not used)
+ * @mem:	bytes the arrays hold
+ */
+struct codectl_shared_flat {
+	refcount_t ref;
+	struct hlist_node node;
+	struct codectl_share_key key;
+	struct sframe_flat flat;
+	u32 mem;
+};
+
+static DEFINE_HASHTABLE(codectl_share_table, CODECTL_SHARE_BITS);
+/* Taken from RCU callbacks too (the last put): irqsave. */
+static DEFINE_SPINLOCK(codectl_share_lock);
+
+static u32 codectl_share_hash(const struct codectl_share_key *k)
+{
+	return jhash(k, sizeof(*k), 0);
+}
+
+/**
+ * codectl_share_key_content() - complete a key with a section's bytes
+ * @k:		the key, its file fields filled
+ * @mem:	the section as read from the file
+ * @size:	its size
+ */
+void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
+			       u64 size)
+{
+	k->size = size;
+	k->content = jhash(mem, size, 0x5f3759df);
+}
+
+static struct sframe_flat *codectl_share_header(const struct sframe_flat *f,
+						u64 base)
+{
+	struct sframe_flat *h = kmemdup(f, sizeof(*f), GFP_KERNEL_ACCOUNT);
+
+	if (h)
+		h->base = base;
+	return h;
+}
+
+/**
+ * codectl_share_attach() - give a registration a shared table if one fits
+ * @reg:	a discovered registration being built, without tables
+ * @k:		the complete key of its section
+ *
+ * Return: true when @reg got the shared table (its own header, the
+ * holder's arrays), false when there is none (or no memory).
+ */
+bool codectl_share_attach(struct codectl_reg *reg,
+			  const struct codectl_share_key *k)
+{
+	struct codectl_shared_flat *sh, *found = NULL;
+	struct sframe_flat *h;
+	unsigned long flags;
+
+	if (!READ_ONCE(codectl_share))
+		return false;
+	spin_lock_irqsave(&codectl_share_lock, flags);
+	hash_for_each_possible(codectl_share_table, sh, node,
+			       codectl_share_hash(k)) {
+		if (!memcmp(&sh->key, k, sizeof(*k)) &&
+		    refcount_inc_not_zero(&sh->ref)) {
+			found = sh;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&codectl_share_lock, flags);
+	if (!found)
+		return false;
+	h = codectl_share_header(&found->flat, reg->text_start);
+	if (!h) {
+		codectl_share_put(found);
+		return false;
+	}
+	reg->sframe_flat = h;
+	reg->shared = found;
+	reg->sframe_mem = found->mem;
+	atomic_long_inc(&codectl_stats.shared_hits);
+	return true;
+}
+
+/**
+ * codectl_share_publish() - make a registration's new flat table shared
+ * @reg:	a discovered registration being built, with its own flat table
+ * @k:		the complete key of its section
+ *
+ * The arrays move into a new holder, which @reg refers to; should
+ * another task have published the same key meanwhile, @reg takes that
+ * one and its own arrays are freed.  Without memory @reg keeps its table
+ * unshared.
+ */
+void codectl_share_publish(struct codectl_reg *reg,
+			   const struct codectl_share_key *k)
+{
+	struct codectl_shared_flat *sh, *found = NULL;
+	struct sframe_flat *own = reg->sframe_flat;
+	unsigned long flags;
+	u32 hash = codectl_share_hash(k);
+
+	if (!own || reg->shared || !READ_ONCE(codectl_share))
+		return;
+	sh = kzalloc(sizeof(*sh), GFP_KERNEL_ACCOUNT);
+	if (!sh)
+		return;
+	refcount_set(&sh->ref, 1);
+	sh->key = *k;
+	sh->flat = *own;
+	sh->mem = reg->sframe_mem;
+	spin_lock_irqsave(&codectl_share_lock, flags);
+	hash_for_each_possible(codectl_share_table, found, node, hash)
+		if (!memcmp(&found->key, k, sizeof(*k)) &&
+		    refcount_inc_not_zero(&found->ref))
+			break;
+	if (!found)
+		hash_add(codectl_share_table, &sh->node, hash);
+	spin_unlock_irqrestore(&codectl_share_lock, flags);
+	if (found) {
+		/* Another task published it first: use that one. */
+		kvfree(own->offs);
+		kvfree(own->rule_of);
+		kvfree(own->rules);
+		kvfree(own->index);
+		*own = found->flat;
+		own->base = reg->text_start;
+		reg->sframe_mem = found->mem;
+		reg->shared = found;
+		atomic_long_inc(&codectl_stats.shared_hits);
+		kfree(sh);
+		return;
+	}
+	atomic_long_inc(&codectl_stats.shared_tables);
+	atomic_long_add(sh->mem, &codectl_stats.shared_bytes);
+	/* reg's header stays its own; the arrays are the holder's now. */
+	reg->shared = sh;
+}
+
+/**
+ * codectl_share_put() - drop a registration's reference to a shared table
+ * @sh:		the holder
+ *
+ * The last reference frees the arrays.  Any context but NMI (RCU
+ * callbacks free registrations).
+ */
+void codectl_share_put(struct codectl_shared_flat *sh)
+{
+	unsigned long flags;
+
+	if (!refcount_dec_and_test(&sh->ref))
+		return;
+	/* Look-ups skip it from now on (refcount_inc_not_zero() fails). */
+	spin_lock_irqsave(&codectl_share_lock, flags);
+	hash_del(&sh->node);
+	spin_unlock_irqrestore(&codectl_share_lock, flags);
+	atomic_long_dec(&codectl_stats.shared_tables);
+	atomic_long_sub(sh->mem, &codectl_stats.shared_bytes);
+	kvfree(sh->flat.offs);
+	kvfree(sh->flat.rule_of);
+	kvfree(sh->flat.rules);
+	kvfree(sh->flat.index);
+	kfree(sh);
+}
