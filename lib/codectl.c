@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "../module/names.h"
 
 /*
  * The descriptor, -1 while not open.  Opened without a lock: threads that
@@ -203,14 +204,7 @@ CODECTL_EXPORT int codectl_hook_stats(unsigned int index,
 
 CODECTL_EXPORT const char *codectl_frame_name(unsigned int method)
 {
-	static const char *const names[] = {
-		[CODECTL_FRAME_REGS] = "regs",
-		[CODECTL_FRAME_SFRAME] = "sframe",
-		[CODECTL_FRAME_JIT] = "jit",
-		[CODECTL_FRAME_FP] = "fp",
-		[CODECTL_FRAME_FP_ENTRY] = "fp_entry",
-		[CODECTL_FRAME_SIGNAL] = "signal",
-	};
+	static const char *const names[] = CODECTL_FRAME_NAMES;
 
 	if (method < sizeof(names) / sizeof(names[0]) && names[method])
 		return names[method];
@@ -219,17 +213,7 @@ CODECTL_EXPORT const char *codectl_frame_name(unsigned int method)
 
 CODECTL_EXPORT const char *codectl_stop_name(unsigned int stop)
 {
-	static const char *const names[] = {
-		[CODECTL_STOP_OUTERMOST] = "outermost",
-		[CODECTL_STOP_END] = "end",
-		[CODECTL_STOP_DEPTH] = "depth",
-		[CODECTL_STOP_FAULT] = "fault",
-		[CODECTL_STOP_SP] = "sp",
-		[CODECTL_STOP_ALIGN] = "align",
-		[CODECTL_STOP_TABLE] = "table",
-		[CODECTL_STOP_NO_USER] = "no_user",
-		[CODECTL_STOP_NOMEM] = "nomem",
-	};
+	static const char *const names[] = CODECTL_STOP_NAMES;
 
 	if (stop < sizeof(names) / sizeof(names[0]) && names[stop])
 		return names[stop];

@@ -46,6 +46,7 @@
 
 #include "codectl.h"
 #include "compat.h"
+#include "names.h"
 #include "sframe.h"
 #include "walk.h"
 
@@ -906,26 +907,8 @@ out:
 }
 
 /* Names of CODECTL_FRAME_* and CODECTL_STOP_* in debugfs. */
-const char * const codectl_frame_names[8] = {
-	[CODECTL_FRAME_REGS] = "regs",
-	[CODECTL_FRAME_SFRAME] = "sframe",
-	[CODECTL_FRAME_JIT] = "jit",
-	[CODECTL_FRAME_FP] = "fp",
-	[CODECTL_FRAME_FP_ENTRY] = "fp_entry",
-	[CODECTL_FRAME_SIGNAL] = "signal",
-};
-
-const char * const codectl_stop_names[16] = {
-	[CODECTL_STOP_OUTERMOST] = "outermost",
-	[CODECTL_STOP_END] = "end",
-	[CODECTL_STOP_DEPTH] = "depth",
-	[CODECTL_STOP_FAULT] = "fault",
-	[CODECTL_STOP_SP] = "sp",
-	[CODECTL_STOP_ALIGN] = "align",
-	[CODECTL_STOP_TABLE] = "table",
-	[CODECTL_STOP_NO_USER] = "no_user",
-	[CODECTL_STOP_NOMEM] = "nomem",
-};
+const char * const codectl_frame_names[8] = CODECTL_FRAME_NAMES;
+const char * const codectl_stop_names[16] = CODECTL_STOP_NAMES;
 
 static void codectl_unwind_stats_get(struct codectl_unwind_stats *s)
 {
