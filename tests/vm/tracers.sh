@@ -26,8 +26,12 @@
 #     --call-graph fp,defer (unwind_user, in a task_work): the same >= 95%
 #     with the hooks, <= 5% without;
 #   - trace-cmd -O userstacktrace on sched_switch, v3 sleeping in tr_leaf:
-#     >= 90% complete with the hooks, <= 10% without;
-#   - bpftrace's ustack (profile probe), when bpftrace is there;
+#     the same >= 95% with the hooks, <= 5% without;
+#   - bpftrace's ustack (profile probe);
+#   - libc-tracee, whose hot paths run inside Debian's libc (qsort with a
+#     callback, memcpy, read on a pipe): registered with libc's rules
+#     synthesised from .eh_frame (codectl_register_all), >= 99% of the
+#     samples through libc complete to main; without them <= 5%;
 #   - switching the hooks off and on 20 times, then rmmod, while perf
 #     samples every CPU with callchains and a registered tracee runs: perf
 #     ends cleanly and (vm-run's verdict) the kernel log stays clean.
@@ -37,6 +41,7 @@ ko=$1
 here=$(cd "$(dirname "$0")" && pwd)
 v3=$here/unwind/v3/tracee
 fp=$here/unwind/fp/tracee
+libc=$here/unwind/v3/libc-tracee
 params=/sys/module/codectl/parameters
 hooks=/sys/kernel/debug/codectl/hooks
 tmp=${TMPDIR:-/tmp}/tracers.$$
@@ -118,6 +123,27 @@ expect_share() {
 	fi
 }
 
+# both_ways LABEL HOOK RUN TAG ARGS...: RUN TAG-on ARGS (prints "TOTAL
+# COMPLETE") with the hooks on: >= 95% complete, and HOOK redirected
+# calls; then RUN TAG-off ARGS with hooks=0: <= 5%, the kernel's stacks.
+both_ways() {
+	label=$1 hook=$2 run=$3 tag=$4
+	shift 4
+	before=$(hook_counter "$hook" redirected)
+	expect_share "$label, hooks on" "$("$run" "$tag-on" "$@")" ge 95
+	after=$(hook_counter "$hook" redirected)
+	check "$label: $hook redirected" "redirected $before -> $after" \
+		[ "${after:-0}" -gt "${before:-0}" ]
+	echo 0 >$params/hooks
+	expect_share "$label, hooks off" "$("$run" "$tag-off" "$@")" le 5
+	echo 1 >$params/hooks
+}
+
+# perf_defer NAME ARGS...: perf_run with sid's perf and deferred callchains
+perf_defer() {
+	perf=sid_perf callgraph=fp,defer perf_run "$@"
+}
+
 setup() {
 	echo 0 >/proc/sys/kernel/randomize_va_space
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
@@ -192,16 +218,8 @@ echo 1 >$params/hooks
 # reads there.
 if [ -n "$(hook_counter unwind_user attached)" ]; then
 	if [ -x /sid-perf/perf ]; then
-		before=$(hook_counter unwind_user redirected)
-		r=$(perf=sid_perf callgraph=fp,defer perf_run defer-hooks "$v3" -r)
-		expect_share "perf 7.2 fp,defer: v3 registered, hooks on" "$r" ge 95
-		after=$(hook_counter unwind_user redirected)
-		check "perf 7.2 fp,defer: unwind_user redirected" \
-			"redirected $before -> $after" [ "$after" -gt "$before" ]
-		echo 0 >$params/hooks
-		r=$(perf=sid_perf callgraph=fp,defer perf_run defer-nohooks "$v3" -r)
-		expect_share "perf 7.2 fp,defer: v3 registered, hooks off" "$r" le 5
-		echo 1 >$params/hooks
+		both_ways "perf 7.2 fp,defer: v3 registered" unwind_user \
+			perf_defer defer "$v3" -r
 	else
 		not_ok "perf 7.2 fp,defer" "this kernel has unwind_user, but no /sid-perf (scripts/sid-perf.sh)"
 	fi
@@ -224,15 +242,8 @@ ftrace_run() {
 }
 
 if command -v trace-cmd >/dev/null; then
-	r=$(ftrace_run ft-hooks "$v3" -r -s)
-	expect_share "trace-cmd userstacktrace: v3 registered, hooks on" "$r" ge 90
-	red=$(hook_counter arch_stack_walk_user redirected)
-	check "trace-cmd: arch_stack_walk_user redirected" "redirected $red" \
-		[ "${red:-0}" -gt 0 ]
-	echo 0 >$params/hooks
-	r=$(ftrace_run ft-nohooks "$v3" -r -s)
-	expect_share "trace-cmd userstacktrace: v3 registered, hooks off" "$r" le 10
-	echo 1 >$params/hooks
+	both_ways "trace-cmd userstacktrace: v3 registered" arch_stack_walk_user \
+		ftrace_run ft "$v3" -r -s
 else
 	not_ok "trace-cmd" "not in the guest"
 fi
@@ -255,13 +266,59 @@ bpf_run() {
 }
 
 if command -v bpftrace >/dev/null; then
-	r=$(bpf_run bpf-hooks "$v3" -r)
-	expect_share "bpftrace ustack: v3 registered, hooks on" "$r" ge 95
-	echo 0 >$params/hooks
-	r=$(bpf_run bpf-nohooks "$v3" -r)
-	expect_share "bpftrace ustack: v3 registered, hooks off" "$r" le 5
-	echo 1 >$params/hooks
+	both_ways "bpftrace ustack: v3 registered" perf_callchain_user \
+		bpf_run bpf "$v3" -r
+else
+	not_ok "bpftrace" "not in the guest"
 fi
+
+# --- through libc: rules synthesised from .eh_frame ---------------------------
+# libc-tracee's hot paths run inside Debian's libc (no SFrame, no frame
+# pointers).  perf script with the dso, the main thread's samples: a
+# sample "through libc" starts in libc (or in lt_cmp, which libc's qsort
+# calls); it is complete when the frames after those are lt_work lt_f2
+# lt_f1 main.  Registered with codectl_register_all(), libc's rules
+# synthesised: >= 99%; without them (CODECTL_ALL_NO_SYNTH): <= 5%.
+libc_share() {
+	perf script -i "$1" --no-inline -F comm,tid,ip,sym,dso 2>/dev/null |
+	awk -v pid="$2" '
+	function done() {
+		if (tid == pid && nf > 0 && (f[1] == "libc" || f[1] == "lt_cmp")) {
+			for (i = 1; i <= nf && (f[i] == "libc" || f[i] == "lt_cmp"); i++)
+				;
+			total++
+			if (f[i] == "lt_work" && f[i + 1] == "lt_f2" &&
+			    f[i + 2] == "lt_f1" && f[i + 3] == "main")
+				complete++
+		}
+		nf = 0
+	}
+	/^[^ \t]/ { done(); tid = $2; next }
+	/^[ \t]+[0-9a-f]+ / { f[++nf] = $NF ~ /libc\.so/ ? "libc" : $2 }
+	END { done(); printf "%d %d\n", total, complete }'
+}
+
+# libc_run NAME MODE REG: record libc-tracee for 3 s (context switches for
+# MODE read, else cpu-clock), print "TOTAL COMPLETE"
+libc_run() {
+	name=$1 mode=$2 reg=$3
+	if [ "$mode" = read ]; then
+		set -- -e sched:sched_switch
+	else
+		set -- -e cpu-clock:u -F 499
+	fi
+	perf record -q "$@" -g -o "$tmp/$name.data" -- \
+		"$libc" "$reg" "$mode" 3 2>"$tmp/$name.err" >/dev/null
+	libc_share "$tmp/$name.data" \
+		"$(sed -n 's/^libc-tracee: ready \([0-9]*\) .*/\1/p' "$tmp/$name.err")"
+}
+
+for mode in qsort memcpy read; do
+	r=$(libc_run "libc-$mode-synth" $mode -a)
+	expect_share "through libc ($mode): libc's rules synthesised" "$r" ge 99
+	r=$(libc_run "libc-$mode-nosynth" $mode -s)
+	expect_share "through libc ($mode): without libc's rules" "$r" le 5
+done
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 "$v3" -r 14 2>/dev/null &
