@@ -14,44 +14,23 @@
 
 #include "internal.h"
 
-/*
- * The ABI of synthesised sections (struct codectl_elf_info version 1:
- * __u32 flags and __u32 __reserved2 after debug_link_crc).  Defined here
- * until uapi/linux/codectl.h has it.
- */
-#ifndef CODECTL_ELF_INFO_SIZE_VER1
-#define CODECTL_ELF_INFO_SIZE_VER1	88
-#define CODECTL_ELF_SFRAME_SYNTH	(1u << 0)
-#else
-_Static_assert(offsetof(struct codectl_elf_info, flags) ==
-	       CODECTL_ELF_INFO_SIZE_VER0, "flags follow the VER0 fields");
-#endif
-
-/* A struct codectl_elf_info of version 1, whatever the header has. */
-union elf_info_v1 {
-	struct codectl_elf_info info;
-	unsigned char bytes[CODECTL_ELF_INFO_SIZE_VER1];
-};
-
 /* Register @ei with the synthesised section @sec (the kernel copies it). */
 static int register_synth(const struct codectl_elf_info *ei, const void *sec,
 			  size_t size)
 {
-	union elf_info_v1 v;
-	uint32_t flags = CODECTL_ELF_SFRAME_SYNTH;
+	struct codectl_elf_info v = *ei;
 
-	memset(&v, 0, sizeof(v));
-	memcpy(&v, ei, CODECTL_ELF_INFO_SIZE_VER0);
-	v.info.sframe_start = (uintptr_t)sec;
-	v.info.sframe_end = (uintptr_t)sec + size;
-	memcpy(v.bytes + CODECTL_ELF_INFO_SIZE_VER0, &flags, sizeof(flags));
+	v.sframe_start = (uintptr_t)sec;
+	v.sframe_end = (uintptr_t)sec + size;
+	v.flags = CODECTL_ELF_SFRAME_SYNTH;
 	return codectl(CODECTL_REGISTER_ELF, &v, CODECTL_ELF_INFO_SIZE_VER1, 0);
 }
 
 /*
  * Register one executable segment.  A kernel that does not know
- * synthesised sections (E2BIG: the tail is beyond its struct; EINVAL)
- * or refuses the section (ENOEXEC) gets the segment without SFrame, as
+ * synthesised sections (E2BIG: the tail is beyond its struct; EINVAL),
+ * or that refuses the section (ENOEXEC) or finds it too large for a flat
+ * table (EFBIG), gets the segment without SFrame, as
  * codectl_register_object() does with an SFrame header it refuses.
  */
 static int register_segment(struct codectl_elf_info *ei, const void *sec,
@@ -62,7 +41,8 @@ static int register_segment(struct codectl_elf_info *ei, const void *sec,
 	if (sec) {
 		if (!register_synth(ei, sec, size))
 			return 0;
-		if (errno != E2BIG && errno != EINVAL && errno != ENOEXEC)
+		if (errno != E2BIG && errno != EINVAL && errno != ENOEXEC &&
+		    errno != EFBIG)
 			return -1;
 		errno = saved;
 	}

@@ -17,11 +17,6 @@
 #include "fakedev.h"
 #include "sframe.h"
 
-#ifndef CODECTL_ELF_INFO_SIZE_VER1
-#define CODECTL_ELF_INFO_SIZE_VER1	88
-#define CODECTL_ELF_SFRAME_SYNTH	(1u << 0)
-#endif
-
 static int valid(const struct codectl_elf_info *ei)
 {
 	struct sframe_sec s;

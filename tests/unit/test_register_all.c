@@ -21,11 +21,6 @@
 #include "fakedev.h"
 #include "sframe.h"
 
-#ifndef CODECTL_ELF_INFO_SIZE_VER1
-#define CODECTL_ELF_INFO_SIZE_VER1	88
-#define CODECTL_ELF_SFRAME_SYNTH	(1u << 0)
-#endif
-
 #define MAX_REC		64
 #define MAX_PROBES	4
 
