@@ -205,8 +205,8 @@ static int codectl_unwind_user(struct unwind_stacktrace *trace,
 
 /*
  * Does codectl's unwinder take this call?  Lock-free (NMI): only a 64-bit
- * task of ours with user registers, registrations in its address space,
- * outside a KVM guest.  PF_VCPU covers every moment perf can attribute a
+ * task with user registers, registrations (its own or discovered) in its
+ * address space, outside a KVM guest.  PF_VCPU covers every moment perf can attribute a
  * sample to a guest (the kernel's function then stores nothing): decline
  * and let it decide.
  */
@@ -226,6 +226,13 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 	set = codectl_mm_set_rcu(mm);
 	serve = set && set->nr;
 	rcu_read_unlock();
+	/*
+	 * Nothing registered or discovered yet: the kernel's own walk this
+	 * time, and discovery (which then examines every executable file
+	 * mapping) before the task returns to user space.  Lock-free.
+	 */
+	if (!serve)
+		codectl_discover_request(uregs->ip);
 	return serve;
 }
 

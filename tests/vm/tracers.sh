@@ -19,7 +19,9 @@
 #     samples in tr_leaf complete, and the hook counted its walks; with
 #     perf_event_max_stack=5, stacks of the 5 innermost frames;
 #   - the same with the hooks off (module parameter hooks=0), and with
-#     hooks on but the program not registered (the hook declines): <= 5%;
+#     hooks on but the program neither registered nor discovered
+#     (discover=0: the hook declines): <= 5%; not registered but
+#     discovered (the default): >= 95%;
 #   - fp (frame pointers, no SFrame), registered, hooks on: >= 95%, found
 #     by codectl's frame-pointer fallback, as with the hooks off;
 #   - where the kernel has deferred unwinding (7.2), sid's perf 7.2 with
@@ -34,7 +36,8 @@
 #     samples through libc complete to main; without them <= 5%;
 #   - switching the hooks off and on 20 times, then rmmod, while perf
 #     samples every CPU with callchains and a registered tracee runs: perf
-#     ends cleanly and (vm-run's verdict) the kernel log stays clean.
+#     ends cleanly and (vm-run's verdict) the kernel log stays clean;
+#   - a process started before the module is loaded: discovered, >= 95%.
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
@@ -198,12 +201,19 @@ echo 1 >$params/hooks
 check "hooks=1 attaches again" "$(grep attached "$hooks" | head -1)" \
 	[ "$(hook_counter perf_callchain_user attached)" = 1 ]
 
+# Not registered: without discovery the hook declines (the kernel's
+# stacks); with it, the first sample's request has the module find the
+# program's SFrame, and the rest are complete.
+echo 0 >$params/discover
 before=$(hook_counter perf_callchain_user declined)
 r=$(perf_run v3-unregistered "$v3")
-expect_share "perf -g: v3 not registered: declined, the kernel's stacks" "$r" le 5
+expect_share "perf -g: v3 not registered, discover=0: declined, the kernel's stacks" "$r" le 5
 after=$(hook_counter perf_callchain_user declined)
 check "perf -g: the hook declined those calls" "declined $before -> $after" \
 	[ "$after" -gt "$before" ]
+echo 1 >$params/discover
+r=$(perf_run v3-discovered "$v3")
+expect_share "perf -g: v3 not registered, discovered: complete" "$r" ge 95
 
 r=$(perf_run fp-hooks "$fp" -r)
 expect_share "perf -g: fp registered, hooks on: codectl's FP fallback complete" "$r" ge 95
@@ -341,7 +351,18 @@ prc=$?
 check "perf ends cleanly after rmmod" "perf exit $prc: $(tail -3 "$tmp/all.err")" \
 	[ $prc -eq 0 ]
 wait $tracee
-check "insmod again" "insmod failed" insmod "$ko"
+
+# A process already running when the module is loaded: discovered.
+"$v3" 12 2>/dev/null &
+tracee=$!
+sleep 1
+check "insmod again, a tracee running" "insmod failed" insmod "$ko"
+perf record -q -e cpu-clock:u -F 499 -g -p $tracee -o "$tmp/running.data" \
+	-- sleep 4 >/dev/null 2>"$tmp/running.err"
+expect_share "perf -g -p: a process running before insmod, discovered" \
+	"$(perf_stacks "$tmp/running.data" | share_complete 9)" ge 95
+kill $tracee 2>/dev/null
+wait $tracee
 rmmod codectl
 
 rm -rf "$tmp"
