@@ -621,10 +621,11 @@ static bool codectl_after_call(const struct codectl_walk *w, u64 ra)
 
 /*
  * The innermost frame where the function has no frame of its own yet:
- * at its first instruction (push %rbp, or endbr64 before it), right after
- * the push (mov %rsp,%rbp), or in a leaf system call wrapper (the pc
- * right after a syscall instruction, the return address on top of the
- * stack).  The return address this guesses must follow a call in code.
+ * at its first instruction (push %rbp, or endbr64 before it), at a PLT
+ * entry (jmp *GOT(%rip), with or without bnd: libraries' PLTs have no
+ * unwind rules SFrame can express), right after the push (mov %rsp,%rbp),
+ * or in a leaf system call wrapper (the pc right after a syscall
+ * instruction, the return address on top of the stack).  The return address this guesses must follow a call in code.
  */
 static int codectl_step_entry(struct codectl_walk *w)
 {
@@ -639,7 +640,9 @@ static int codectl_step_entry(struct codectl_walk *w)
 		memset(prev, 0, sizeof(prev));
 	if (code[0] == 0x55 ||
 	    (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&
-	     code[3] == 0xfa))
+	     code[3] == 0xfa) ||
+	    (code[0] == 0xff && code[1] == 0x25) ||
+	    (code[0] == 0xf2 && code[1] == 0xff && code[2] == 0x25))
 		rule = &codectl_rule_entry;
 	else if (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5 &&
 		 prev[2] == 0x55)

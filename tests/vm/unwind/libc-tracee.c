@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <codectl.h>
@@ -45,13 +46,18 @@ NOIPA int lt_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A byte a millisecond: the reader blocks in read() for each. */
 static void *lt_writer(void *arg)
 {
+	struct timespec ms = { 0, 1000000 };
 	char c = 0;
 
-	while (!lt_done)
+	while (!lt_done) {
 		if (write(lt_pipe[1], &c, 1) != 1)
 			break;
+		nanosleep(&ms, NULL);
+	}
+	close(lt_pipe[1]);	/* the reader's read() ends */
 	return NULL;
 }
 
