@@ -625,7 +625,8 @@ static bool codectl_after_call(const struct codectl_walk *w, u64 ra)
  * entry (jmp *GOT(%rip), with or without bnd: libraries' PLTs have no
  * unwind rules SFrame can express), right after the push (mov %rsp,%rbp),
  * or in a leaf system call wrapper (the pc right after a syscall
- * instruction, the return address on top of the stack).  The return address this guesses must follow a call in code.
+ * instruction, the return address on top of the stack).  The return
+ * address this guesses must follow a call in code.
  */
 static int codectl_step_entry(struct codectl_walk *w)
 {
