@@ -17,7 +17,8 @@
 # The guest runs with QEMU's -icount shift=0 (unless CODECTL_VM_QEMU_ARGS
 # says otherwise): its clock counts executed instructions, one per "ns",
 # so the figures are instruction counts, the same from run to run whatever
-# else the host is doing (single-threaded TCG).  Full output:
+# else the host is doing (single-threaded TCG), on one CPU (6.1 does not
+# bring up a second one under -icount).  Full output:
 # .cache/logs/bench-unwind-SERIES.log.
 set -euo pipefail
 
@@ -26,7 +27,7 @@ top=$(cd "$here/../../.." && pwd)
 logs=${CODECTL_CACHE:-$top/.cache}/logs
 mkdir -p "$logs"
 read -r -a series <<<"${SERIES:-6.1 6.12}"
-export CODECTL_VM_QEMU_ARGS=${CODECTL_VM_QEMU_ARGS-"-icount shift=0,align=off"}
+export CODECTL_VM_QEMU_ARGS=${CODECTL_VM_QEMU_ARGS-"-icount shift=0,align=off -smp 1"}
 echo "# guest clock: ${CODECTL_VM_QEMU_ARGS:-real time} (with -icount shift=0, 1 ns = 1 instruction)"
 args=$*
 
