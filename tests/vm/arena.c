@@ -71,8 +71,8 @@ const char *const kind_name[NR_KINDS] = {
 /* From the header: common errors, then each option's own. */
 #define COMMON EFAULT, EINVAL, E2BIG, EINTR
 static const int ok_unregister[] = { COMMON, ENOENT, 0 };
-static const int ok_elf[] = { COMMON, ENAMETOOLONG, EMSGSIZE, ENOEXEC, EFBIG, EEXIST,
-			      ENOSPC, ENOMEM, 0 };
+static const int ok_elf[] = { COMMON, ENAMETOOLONG, EMSGSIZE, ENOEXEC, EFBIG,
+			      EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_jit[] = { COMMON, EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_query[] = { COMMON, ENOENT, 0 };
 static const int ok_version[] = { COMMON, 0 };
