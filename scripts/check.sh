@@ -142,12 +142,6 @@ tracers_stage() {
 		"$top/scripts/sid-perf.sh" build >/dev/null || return 1
 		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
 	fi
-	# Single-threaded TCG: the test attaches and detaches kprobes while
-	# perf samples every CPU, and multi-threaded TCG can run a stale
-	# translation of the patched site after text_poke_bp() has finished
-	# (an int3 Oops at perf_callchain_user+0x5, seen once on 6.12), which
-	# no real CPU does.  The guest keeps its 2 CPUs.
-	CODECTL_VM_ACCEL=tcg,thread=single \
 	"$top/scripts/vm-run.sh" -k "$series" -t 1200 -m 3072 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \

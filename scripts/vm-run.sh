@@ -41,8 +41,12 @@
 #
 # Environment (all optional):
 #   CODECTL_VM_APPEND     extra kernel command line words
-#   CODECTL_VM_ACCEL      QEMU -accel (default tcg; tcg,thread=single runs
-#                         every vCPU in one host thread)
+#   CODECTL_VM_ACCEL      QEMU -accel (default tcg,thread=single: every vCPU
+#                         in one host thread; multi-threaded TCG can run a
+#                         stale translation of kernel text the guest has
+#                         just patched, an int3 Oops no real CPU gives,
+#                         seen at boot and when kprobes are attached;
+#                         "tcg" is faster)
 #   CODECTL_VM_CPU        QEMU -cpu model (default max: SMEP, SMAP, PKU, ...)
 #   CODECTL_VM_PVH=0      boot the bzImage instead of the extracted vmlinux
 #   CODECTL_VM_QEMU_ARGS  extra QEMU arguments (split at spaces)
@@ -262,7 +266,7 @@ initrd=$tmp/initrd.cpio.zst
 console=$tmp/console
 append="console=ttyS0 panic=-1 loglevel=7 printk.time=1 ${CODECTL_VM_APPEND:-}"
 read -r -a qemu_extra <<<"${CODECTL_VM_QEMU_ARGS:-}"
-qemu=(qemu-system-x86_64 -accel "${CODECTL_VM_ACCEL:-tcg}" -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem"
+qemu=(qemu-system-x86_64 -accel "${CODECTL_VM_ACCEL:-tcg,thread=single}" -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$initrd" -append "$append"
       "${qemu_extra[@]}")

@@ -324,7 +324,7 @@ libc_share() {
 # else cpu-clock); print "TOTAL COMPLETE"
 libc_run() {
 	name=$1 mode=$2 reg=$3
-	"$libc" "$reg" "$mode" 6 2>"$tmp/$name.err" &
+	"$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
 	pid=$!
 	wait_ready "$tmp/$name.err"
 	if [ "$mode" = read ]; then
@@ -334,6 +334,7 @@ libc_run() {
 	fi
 	perf record -q "$@" -g -p $pid -o "$tmp/$name.data" -- sleep 3 \
 		>/dev/null 2>&1
+	kill $pid
 	wait $pid
 	libc_share "$tmp/$name.data" $pid
 }
