@@ -282,7 +282,6 @@ int codectl_register_elf(const struct codectl_elf_src *src);
 int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
 int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
 			   bool full, struct codectl_sframe_check *check);
-int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
 
 /* share.c */

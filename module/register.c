@@ -107,7 +107,7 @@ CODECTL_SAME_CODE(E_FRE_RANGE);
  *
  * Return: 0, or -1 when the memory cannot be read.
  */
-int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
+static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 {
 	const struct sframe_sec *sec = ctx;
 
