@@ -34,6 +34,9 @@
 #     callback, memcpy, read on a pipe): registered with libc's rules
 #     synthesised from .eh_frame (codectl_register_all), >= 99% of the
 #     samples through libc complete to main; without them <= 20%;
+#   - the same system-wide: libc's rules imported (codectl import),
+#     libc-tracee registers nothing, >= 99%; after codectl import --clear
+#     <= 20%;
 #   - switching the hooks off and on 20 times, then rmmod, while perf
 #     samples every CPU with callchains and a registered tracee runs: perf
 #     ends cleanly and (vm-run's verdict) the kernel log stays clean;
@@ -345,6 +348,24 @@ for mode in qsort memcpy read; do
 	r=$(libc_run "libc-$mode-nosynth" $mode -s)
 	expect_share "through libc ($mode): without libc's rules" "$r" le 20
 done
+
+# --- through libc, system-wide: codectl import, no registration ---------------
+# libc's rules imported once (CODECTL_IOC_IMPORT); libc-tracee -n registers
+# nothing, discovery finds its own SFrame and libc's imported section.
+libc_so=/lib/x86_64-linux-gnu/libc.so.6
+if out=$(codectl import "$libc_so" 2>&1); then
+	ok "codectl import $libc_so"
+	echo "# $out"
+	for mode in qsort memcpy read; do
+		r=$(libc_run "libc-$mode-import" $mode -n)
+		expect_share "through libc ($mode): libc's rules imported, nothing registered" "$r" ge 99
+	done
+else
+	not_ok "codectl import $libc_so" "$out"
+fi
+codectl import --clear
+r=$(libc_run "libc-qsort-noimport" qsort -n)
+expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 "$v3" -r 14 2>/dev/null &

@@ -7,7 +7,9 @@
  * (module parameter discover): the first unwind falls back (and asks for
  * a discovery), the next one is complete, through the plugin.
  *
- *   disc-test [-v] [TEST...]    the tests (all by default); exit status 1
+ *   disc-test [-v] [TEST...]    the tests (all by default, but
+ *                               "imported", which needs `codectl import
+ *                               libdiscnosf.so` first); exit status 1
  *                               on failure, so with discover=0 it fails
  *   disc-test --hold N          N processes of this binary, each after its
  *                               first two unwinds, print "# held", wait
@@ -311,6 +313,51 @@ static int t_no_sframe(void)
 	/* Its caller is found with frame pointers: frame 2 is nosf_entry. */
 	if (t.nr < 3 || t.methods[2] != CODECTL_FRAME_SFRAME)
 		dump("through the object without SFrame", &t);
+	dlclose(h);
+	return 0;
+}
+
+/*
+ * libdiscnosf.so after `codectl import` of it (guest-suite.sh): its
+ * registration is DISCOVERED | SYNTH, and its caller is found with the
+ * imported rules, not with frame pointers.  Run only when named.
+ */
+static int t_imported(void)
+{
+	struct codectl_query_info q;
+	char path[PATH_MAX + 32];
+	void *h, *fn;
+	struct trace t;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/libdiscnosf.so", dir);
+	h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fail("dlopen libdiscnosf.so: %s", dlerror());
+		return 1;
+	}
+	fn = dlsym(h, "nosf_entry");
+	if (!fn) {
+		fail("no nosf_entry");
+		return 1;
+	}
+	memset(&t, 0, sizeof(t));
+	cur = &t;
+	((plug_fn)fn)(d_cb, 1);
+	memset(&t, 0, sizeof(t));
+	((plug_fn)fn)(d_cb, 2);
+	rc = query((uintptr_t)fn, &q, path, sizeof(path));
+	if (rc)
+		fail("QUERY at %p: %s", fn, strerror(-rc));
+	else if (q.origin != (CODECTL_ORIGIN_DISCOVERED | CODECTL_ORIGIN_SYNTH) ||
+		 !q.sframe_start)
+		fail("libdiscnosf.so: origin %#x, sframe [%#llx,%#llx): expected DISCOVERED|SYNTH with a section",
+		     q.origin, ULL(q.sframe_start), ULL(q.sframe_end));
+	/* Frame 2, nosf_entry's caller, by nosf_entry's imported rule. */
+	if (t.nr < 3 || t.methods[2] != CODECTL_FRAME_SFRAME) {
+		fail("the caller of the imported object not found with SFrame");
+		dump("through the imported object", &t);
+	}
 	dlclose(h);
 	return 0;
 }
@@ -707,15 +754,18 @@ static const struct {
 	const char *name;
 	int (*fn)(void);
 	const char *what;
+	int named;	/* run only when named */
 } tests[] = {
 	{ "first_then_complete", t_first_then_complete,
-	  "the first unwind falls back, the next is complete through the plugin" },
-	{ "no_sframe", t_no_sframe, "an object without SFrame: registered without it" },
-	{ "dlclose_dlopen", t_dlclose_dlopen, "dlclose drops it, dlopen finds it again (3 cycles)" },
-	{ "fork", t_fork, "a forked child is complete at its first unwind" },
-	{ "exec", t_exec, "an exec'd image: first unwind falls back, the next is complete" },
+	  "the first unwind falls back, the next is complete through the plugin", 0 },
+	{ "no_sframe", t_no_sframe, "an object without SFrame: registered without it", 0 },
+	{ "dlclose_dlopen", t_dlclose_dlopen, "dlclose drops it, dlopen finds it again (3 cycles)", 0 },
+	{ "fork", t_fork, "a forked child is complete at its first unwind", 0 },
+	{ "exec", t_exec, "an exec'd image: first unwind falls back, the next is complete", 0 },
 	{ "explicit_replaces", t_explicit_replaces,
-	  "REGISTER_ELF replaces a discovered registration; a second one is EEXIST" },
+	  "REGISTER_ELF replaces a discovered registration; a second one is EEXIST", 0 },
+	{ "imported", t_imported,
+	  "an object imported by codectl import: its caller found with the imported rules", 1 },
 };
 
 int main(int argc, char **argv)
@@ -758,7 +808,7 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++) {
-		ran = argc <= 1;
+		ran = argc <= 1 && !tests[i].named;
 		for (j = 1; j < argc; j++)
 			ran |= !strcmp(argv[j], tests[i].name);
 		if (!ran)
