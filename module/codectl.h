@@ -52,10 +52,14 @@ struct sframe_sec;
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
+ * @import_gen:	discovered without SFrame: codectl_import_gen when the
+ *		object was examined (a later import may have its section);
+ *		the one field that changes after insertion (a hint, read and
+ *		written with READ_ONCE/WRITE_ONCE, see codectl_reg_stale())
  *
- * Everything but @ref is written before the registration is inserted and
- * never changes after, so registration arrays share it and holders of a
- * reference read it without a lock.
+ * Everything but @ref and @import_gen is written before the registration
+ * is inserted and never changes after, so registration arrays share it
+ * and holders of a reference read it without a lock.
  */
 struct codectl_reg {
 	refcount_t ref;
@@ -79,7 +83,26 @@ struct codectl_reg {
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
+	u32 import_gen;
 };
+
+/* import.c: bumped by every import; see codectl_reg_stale(). */
+extern unsigned int codectl_import_gen;
+
+/**
+ * codectl_reg_stale() - may an import have come for this registration?
+ * @reg:	a registration
+ *
+ * True for a discovered registration without SFrame made before the
+ * latest import: the unwinder then asks discovery to look at the object
+ * again.  Any context.
+ */
+static inline bool codectl_reg_stale(const struct codectl_reg *reg)
+{
+	return (reg->origin & CODECTL_ORIGIN_DISCOVERED) &&
+	       !reg->sframe_start &&
+	       READ_ONCE(reg->import_gen) != READ_ONCE(codectl_import_gen);
+}
 
 /**
  * struct codectl_set - the registrations of an address space at one moment
@@ -301,6 +324,7 @@ struct codectl_share_key {
  * @origin:	CODECTL_ORIGIN_* bits: REGISTERED (the ABI) or DISCOVERED,
  *		SYNTH when the section is a synthesised buffer anywhere in
  *		the caller's memory, copied into a flat table at once
+ * @import_gen:	discovery: codectl_import_gen before the object was examined
  */
 struct codectl_elf_src {
 	u64 elf_start;
@@ -321,6 +345,7 @@ struct codectl_elf_src {
 	u32 build_id_len;
 	u32 debug_link_crc;
 	u32 origin;
+	u32 import_gen;
 };
 
 /* register.c: the registration pipeline of every source */
@@ -400,6 +425,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  const u8 **sec, u64 *size,
 					  u64 *vaddr);
 void codectl_import_put(struct codectl_import *imp);
+bool codectl_import_has_file(const struct codectl_file_id *id);
 long codectl_import_ioctl(const void __user *uinfo);
 int codectl_imports_show(struct seq_file *m, void *v);
 void codectl_import_exit(void);

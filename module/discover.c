@@ -178,6 +178,7 @@ static struct {
 	atomic64_t examined;		/* objects examined */
 	atomic64_t with_sframe;		/* registered with SFrame */
 	atomic64_t imported;		/* registered with an imported one */
+	atomic64_t upgraded;		/* of them, replacing one without */
 	atomic64_t without_sframe;	/* registered without SFrame */
 	atomic64_t covered;		/* already registered when examined */
 	atomic64_t refused[DSC_NR_REASONS];
@@ -342,6 +343,8 @@ struct codectl_dsc_obj {
 	char *debug_link;
 	u8 *sframe;
 	struct codectl_import *imp;	/* the section imported for it */
+	struct codectl_reg *stale;	/* its registration, made before an import */
+	unsigned int gen;		/* codectl_import_gen at the start */
 	char *pathbuf;
 };
 
@@ -663,6 +666,24 @@ static int codectl_dsc_reason_of(int err)
 }
 
 /*
+ * Is there an import for the file of @vma, which @reg covers?  If not,
+ * @reg is up to date with imports up to @gen (no need to look again).
+ */
+static bool codectl_dsc_import_for(struct vm_area_struct *vma,
+				   struct codectl_reg *reg, unsigned int gen)
+{
+	struct codectl_file_id id;
+
+	if (vma->vm_file && S_ISREG(file_inode(vma->vm_file)->i_mode)) {
+		codectl_file_id(file_inode(vma->vm_file), &id);
+		if (codectl_import_has_file(&id))
+			return true;
+	}
+	WRITE_ONCE(reg->import_gen, gen);
+	return false;
+}
+
+/*
  * Find the mapping at @o->pc and take its file.  Returns 0, a reason, or
  * -1 when there is nothing to examine (no mapping: no entry either).
  */
@@ -687,8 +708,14 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 		struct codectl_reg *reg = codectl_mm_next(cmm, o->pc);
 		bool covered = reg && reg->text_start <= o->pc;
 
-		if (reg)
+		/* Discovered without SFrame, and an import came since? */
+		if (covered && codectl_reg_stale(reg) &&
+		    codectl_dsc_import_for(vma, reg, o->gen)) {
+			o->stale = reg;
+			covered = false;
+		} else if (reg) {
 			codectl_reg_put(reg);
+		}
 		if (covered || codectl_mm_negative(cmm, o->pc)) {
 			atomic64_inc(&codectl_dsc.covered);
 			r = -1;
@@ -739,6 +766,10 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 		o->src.kpathname = path;
 	o->src.file = o->file;
 	o->src.origin |= CODECTL_ORIGIN_DISCOVERED;
+	o->src.import_gen = o->gen;
+	/* Again after an import: only to replace it with the import's. */
+	if (o->stale && !o->imp)
+		return DSC_EXISTS;
 	r = codectl_register_elf(&o->src);
 	if (r == -EEXIST) {
 		/* Only the explicit registration of another part of it? */
@@ -746,6 +777,8 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	}
 	if (r)
 		return codectl_dsc_reason_of(r);
+	if (o->stale)
+		atomic64_inc(&codectl_dsc.upgraded);
 	if (o->imp)
 		atomic64_inc(&codectl_dsc.imported);
 	else if (o->src.sframe_start)
@@ -768,6 +801,8 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	if (!o)
 		return false;
 	o->pc = pc;
+	/* Before any look-up: an import after this is seen next time. */
+	o->gen = READ_ONCE(codectl_import_gen);
 	r = codectl_dsc_vma(mm, o);
 	if (r < 0)
 		goto out;
@@ -778,6 +813,9 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	if (r == DSC_NOMEM || r == DSC_INTR) {
 		/* Transient: the next unwind that meets it asks again. */
 		atomic64_inc(&codectl_dsc.refused[r]);
+	} else if (r && o->stale) {
+		/* It keeps its registration; not again until the next import. */
+		WRITE_ONCE(o->stale->import_gen, o->gen);
 	} else if (r) {
 		atomic64_inc(&codectl_dsc.refused[r]);
 		cmm = codectl_mm_get_or_create(mm);
@@ -804,6 +842,8 @@ out:
 	kvfree(o->sframe);
 	if (o->imp)
 		codectl_import_put(o->imp);
+	if (o->stale)
+		codectl_reg_put(o->stale);
 	kfree(o->pathbuf);
 	kfree(o);
 	return examined;
@@ -1002,6 +1042,7 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "with_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.with_sframe));
 	seq_printf(m, "imported %lld\n", atomic64_read(&codectl_dsc.imported));
+	seq_printf(m, "upgraded %lld\n", atomic64_read(&codectl_dsc.upgraded));
 	seq_printf(m, "without_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.without_sframe));
 	seq_printf(m, "covered %lld\n", atomic64_read(&codectl_dsc.covered));

@@ -63,6 +63,9 @@ struct codectl_import {
 	u8 *sec;
 };
 
+/* Bumped after each import is inserted: see codectl_reg_stale(). */
+unsigned int codectl_import_gen;
+
 static DEFINE_HASHTABLE(codectl_import_table, CODECTL_IMPORT_BITS);
 static DEFINE_SPINLOCK(codectl_import_lock);
 static unsigned long codectl_import_bytes;	/* under the lock */
@@ -134,6 +137,27 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 	return found;
 }
 
+/**
+ * codectl_import_has_file() - is there an import for this file?
+ * @id:		the file
+ *
+ * Context: any but NMI; takes a spinlock.
+ * Return: true when some import was made for the file (any segment).
+ */
+bool codectl_import_has_file(const struct codectl_file_id *id)
+{
+	struct codectl_import *imp;
+	bool found = false;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each_possible(codectl_import_table, imp, node,
+			       codectl_import_hash(id))
+		if (!memcmp(&imp->obj.id, id, sizeof(*id)))
+			found = true;
+	spin_unlock(&codectl_import_lock);
+	return found;
+}
+
 /* Drop every import; or those of @id's file when @id is not NULL. */
 static unsigned int codectl_import_drop(const struct codectl_file_id *id)
 {
@@ -192,6 +216,8 @@ static int codectl_import_insert(struct codectl_import *new)
 		 codectl_import_hash(&new->obj.id));
 	codectl_import_bytes += new->size;
 	codectl_import_count++;
+	/* After the insertion: discovery samples it before its look-up. */
+	WRITE_ONCE(codectl_import_gen, codectl_import_gen + 1);
 out:
 	spin_unlock(&codectl_import_lock);
 	hlist_for_each_entry_safe(imp, tmp, &dead, node)

@@ -515,6 +515,7 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 	reg->debug_link_crc = src->debug_link_crc;
 	reg->build_id_len = src->build_id_len;
 	reg->origin = src->origin;
+	reg->import_gen = src->import_gen;
 
 	reg->pathname = codectl_src_string(src->kpathname, src->upathname);
 	if (IS_ERR(reg->pathname)) {

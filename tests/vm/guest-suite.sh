@@ -435,6 +435,28 @@ if [ -x "$disc" ] && [ -e "$nosf" ] && command -v codectl >/dev/null; then
 	else
 		ok "disc-test imported fails without the import (negative control)"
 	fi
+	# A process that discovered the object before the import gets it.
+	rm -f "$tmp/late" "$tmp/late.out"
+	mkfifo "$tmp/late"
+	"$disc" --late-import <"$tmp/late" >"$tmp/late.out" 2>&1 &
+	lp=$!
+	exec 9>"$tmp/late"
+	i=0
+	while ! grep -q '^# ready' "$tmp/late.out" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	up0=$(disc_value upgraded)
+	codectl import "$nosf" >/dev/null 2>&1
+	echo go >&9
+	exec 9>&-
+	wait $lp
+	cat "$tmp/late.out"
+	last=$(grep -E '^[0-9]+ passed' "$tmp/late.out" | tail -n 1)
+	check "an import after discovery: the running process's registration replaced" \
+		"${last:-no summary}; upgraded $up0 -> $(disc_value upgraded)" \
+		[ "$last" = "1 passed, 0 failed" -a "$(disc_value upgraded)" -gt "$up0" ]
+	codectl import --remove "$nosf"
 	# Every library of ld.so.cache (ldconfig builds it from the guest's).
 	if command -v ldconfig >/dev/null && ldconfig 2>/dev/null; then
 		t0=$(now)

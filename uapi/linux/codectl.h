@@ -777,8 +777,10 @@ struct codectl_hook_stats {
  * CFI once and hands it to the module with CODECTL_IOC_IMPORT; from then
  * on discovery (module parameter discover) uses it for that object in
  * every address space that maps it, wherever it is loaded, as if the
- * object had carried it.  Processes that examined the object before the
- * import keep what they had (frame pointers) until they map it again.
+ * object had carried it.  A process whose discovery registered the object
+ * without SFrame before the import gets it too: the next unwind that
+ * meets the object has discovery look at it again, and the registration
+ * is replaced by one with the imported section.
  *
  * An import is keyed by the file's identity (device, inode number and
  * generation, ctime: a file rewritten in place is another file) and its
