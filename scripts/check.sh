@@ -149,6 +149,7 @@ tracers_stage() {
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
 		-- sh /tests/tracers.sh /codectl.ko
 }
 

@@ -470,6 +470,18 @@ if [ -x "$disc" ] && [ -e "$nosf" ] && command -v codectl >/dev/null; then
 			[ "$(imports_n)" = 0 ]
 		# Kept for the unload tests below: rmmod with imports held.
 		codectl import --system >/dev/null 2>&1
+		# Imported sections are shared across processes like the
+		# files' own: the program, its plugin, libc and the others.
+		if command -v hold_run >/dev/null; then
+			im0=$(disc_value imported) h0=$(disc_value shared_hits)
+			hold_run 2
+			st=$(stat_value shared_tables) im1=$(disc_value imported)
+			h1=$(disc_value shared_hits)
+			hold_end
+			check "2 processes with imported libraries share their tables" \
+				"shared_tables $st, imported +$((im1 - im0)), shared_hits +$((h1 - h0))" \
+				[ "$st" -ge 3 -a $((im1 - im0)) -ge 2 -a $((h1 - h0)) -ge 3 ]
+		fi
 	else
 		not_ok "ldconfig builds /etc/ld.so.cache in the guest" "no ldconfig"
 	fi
