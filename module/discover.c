@@ -941,8 +941,8 @@ static void codectl_dsc_twork(struct callback_head *cb)
  *
  * Context: task context (reads the file).
  * Return: 0, -ENOEXEC (not a regular file, not a 64-bit x86-64 ELF
- * object with an executable PT_LOAD, or malformed), -ETXTBSY (open for
- * writing, or changed while read), -EIO, -ENOMEM.
+ * object with an executable PT_LOAD, malformed, or a read failed),
+ * -ETXTBSY (open for writing, or changed while read), -ENOMEM.
  */
 int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 {
@@ -1008,8 +1008,6 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 		return 0;
 	case DSC_NOMEM:
 		return -ENOMEM;
-	case DSC_READ:
-		return -EIO;
 	case DSC_CHANGED:
 		return -ETXTBSY;
 	default:

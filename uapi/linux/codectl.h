@@ -829,8 +829,9 @@ struct codectl_hook_stats {
  *   EBADF    @fd is not an open file descriptor.
  *   EFAULT   the section cannot be read.
  *   ENOEXEC  @fd is not a regular file holding a 64-bit x86-64 ELF
- *            object with an executable PT_LOAD, @sframe_vaddr lies
- *            inside its segments, or the section is refused.
+ *            object with an executable PT_LOAD (or its headers cannot
+ *            be read), @sframe_vaddr lies inside its segments, or the
+ *            section is refused.
  *   EEXIST   the object has its own SFrame section (PT_GNU_SFRAME):
  *            discovery uses that one.
  *   ETXTBSY  the file is open for writing.
