@@ -20,6 +20,7 @@ codectl_frame_name
 codectl_get_fd
 codectl_hook_stats
 codectl_query
+codectl_query_pid
 codectl_register_all
 codectl_register_elf
 codectl_register_jit
