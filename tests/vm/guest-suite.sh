@@ -79,7 +79,8 @@ munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
-deferred_selftest_errors hook_stats synth_register query_origin"
+deferred_selftest_errors hook_stats synth_register query_origin query_summary
+query_pid_self query_pid_child query_pid_esrch query_pid_perm"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
@@ -398,6 +399,73 @@ else
 	not_ok "disc-test present" "$disc not found"
 fi
 echo "# time: discovery tests done after $(($(now) - t_start)) s"
+
+# --- 3e. codectl list: another process's registrations ---------------------
+# A program that dlopen()ed two libraries (one with SFrame, one without)
+# and registered every loaded object: `codectl list PID` must show exactly
+# its executable mappings of /proc/PID/maps (page-rounded text ranges),
+# each registered, the SFrame library with its section.
+tracee=$unwind_dir/v3/tracee
+uwlib=$unwind_dir/v3/libuwlib.so nosf=$unwind_dir/disc/libdiscnosf.so
+# list_ranges FILE: the page-rounded text ranges of a `codectl list`.
+list_ranges() {
+	sed -n 's/^\([0-9a-f]\{16\}\)-\([0-9a-f]\{16\}\) .*/\1 \2/p' "$1" |
+	while read -r s e; do
+		printf '%x-%x\n' $((0x$s & ~4095)) $(((0x$e + 4095) & ~4095))
+	done | sort
+}
+# maps_ranges PID: its r-xp mappings with a name (files, [vdso]).
+maps_ranges() {
+	awk '$2 == "r-xp" && $6 != "" { print $1 }' "/proc/$1/maps" |
+	while IFS=- read -r s e; do
+		printf '%x-%x\n' $((0x$s)) $((0x$e))
+	done | sort
+}
+if ! command -v codectl >/dev/null 2>&1 || [ ! -x "$tracee" ]; then
+	not_ok "codectl and $tracee present" "missing"
+else
+	"$tracee" -r -s -d "$uwlib" -d "$nosf" 120 2>"$tmp/tracee.err" &
+	tp=$!
+	i=0
+	while ! grep -q '^tracee: ready' "$tmp/tracee.err" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# $(head -n 1 "$tmp/tracee.err")"
+	codectl list "$tp" >"$tmp/list" 2>&1
+	lrc=$?
+	sed 's/^/#   /' "$tmp/list"
+	list_ranges "$tmp/list" >"$tmp/list.r"
+	maps_ranges "$tp" >"$tmp/maps.r"
+	nl=$(wc -l <"$tmp/list.r") nm=$(wc -l <"$tmp/maps.r")
+	list_same() {
+		[ "$lrc" = 0 ] && [ "$nm" -ge 5 ] && cmp -s "$tmp/maps.r" "$tmp/list.r"
+	}
+	check "codectl list PID: exactly the $nm executable mappings of /proc/PID/maps" \
+		"exit status $lrc, $nl registrations; diff: $(diff "$tmp/maps.r" "$tmp/list.r" | grep '^[-+][0-9a-f]' | tr '\n' ' ')" \
+		list_same
+	list_fields() {
+		! grep '^[0-9a-f]' "$tmp/list" | grep -qv ' registered ' &&
+		grep -q ' v3 .* flat .*libuwlib\.so$' "$tmp/list" &&
+		grep -q ' - .*libdiscnosf\.so$' "$tmp/list"
+	}
+	check "codectl list PID: all registered, the dlopen()ed libraries with (v3, flat) and without SFrame" \
+		"see the list above" list_fields
+	kill "$tp"
+	wait "$tp" 2>/dev/null
+	# The process is gone: no such process, exit status 1.
+	codectl list "$tp" >"$tmp/list" 2>&1
+	lrc=$?
+	list_esrch() {
+		[ "$lrc" = 1 ] && grep -q 'no such process' "$tmp/list"
+	}
+	check "codectl list of a process that exited: 'no such process', exit status 1" \
+		"exit status $lrc: $(cat "$tmp/list")" list_esrch
+	codectl list 2 >"$tmp/list" 2>&1
+	lrc=$?
+	check "codectl list 2 (kthreadd, a kernel thread): 'no such process'" \
+		"exit status $lrc: $(cat "$tmp/list")" list_esrch
+fi
 
 # --- 4. nothing left behind -------------------------------------------------
 check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \
