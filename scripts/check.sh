@@ -123,6 +123,7 @@ vm_stage() {
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a /sbin/ldconfig \
 		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
 }
 
@@ -148,6 +149,7 @@ tracers_stage() {
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
 		-- sh /tests/tracers.sh /codectl.ko
 }
 

@@ -31,6 +31,9 @@
  *   codectl synth -c FILE... the module's verdict on each section
  *                            (CODECTL_CHECK_SFRAME: the checks registration
  *                            runs), synthesised in this process's memory
+ *   codectl import FILE... | --system | --remove FILE... | --clear | --list
+ *                            SFrame synthesised for object files, handed
+ *                            to the module for every process (import.c)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -46,6 +49,8 @@
 #include <unistd.h>
 
 #include <codectl.h>
+
+#include "import.h"
 
 #define STATS_PATH "/sys/kernel/debug/codectl/stats"
 
@@ -132,6 +137,10 @@ static double pct(uint64_t part, uint64_t whole);
 
 static const char *origin_name(uint32_t origin)
 {
+	/* Discovery with a section codectl import gave the module. */
+	if ((origin & CODECTL_ORIGIN_SYNTH) &&
+	    (origin & CODECTL_ORIGIN_DISCOVERED))
+		return "imported";
 	if (origin & CODECTL_ORIGIN_SYNTH)
 		return "synthesised";
 	if (origin & CODECTL_ORIGIN_DISCOVERED)
@@ -456,13 +465,17 @@ static void usage(FILE *f)
 	fputs("usage: codectl version | stats | self [--all] | list [PID] | "
 	      "unwind |\n"
 	      "       synth [-o OUT] [-a ADDR] [-n N] FILE... | "
-	      "synth -c FILE...\n", f);
+	      "synth -c FILE... |\n"
+	      "       import FILE... | import --system | import --remove FILE... | "
+	      "import --clear | import --list\n", f);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "synth"))
 		return cmd_synth(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "import"))
+		return cmd_import(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
 		return cmd_self(1);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "list")) {
