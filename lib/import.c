@@ -30,27 +30,6 @@ struct import_layout {
 	int has_sframe;
 };
 
-static int read_at(int fd, void *dst, size_t len, uint64_t off)
-{
-	unsigned char *p = dst;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = ENOEXEC;
-			return -1;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int import_layout(int fd, struct import_layout *l)
 {
 	Elf64_Phdr ph[IMPORT_MAX_PHDRS];
@@ -59,7 +38,7 @@ static int import_layout(int fd, struct import_layout *l)
 	unsigned int i;
 
 	memset(l, 0, sizeof(*l));
-	if (read_at(fd, &eh, sizeof(eh), 0))
+	if (codectl__pread_all(fd, &eh, sizeof(eh), 0))
 		return -1;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -69,7 +48,7 @@ static int import_layout(int fd, struct import_layout *l)
 		errno = ENOEXEC;
 		return -1;
 	}
-	if (read_at(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
+	if (codectl__pread_all(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
 		return -1;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_GNU_SFRAME)

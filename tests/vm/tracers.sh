@@ -350,6 +350,14 @@ for mode in qsort memcpy read; do
 	expect_share "through libc ($mode): without libc's rules" "$r" le 20
 done
 
+# libc_modes TAG LABEL: libc-tracee -n in each mode, >= 99% complete.
+libc_modes() {
+	for mode in qsort memcpy read; do
+		r=$(libc_run "libc-$mode-$1" $mode -n)
+		expect_share "through libc ($mode): $2" "$r" ge 99
+	done
+}
+
 # --- through libc, system-wide: codectl import, no registration ---------------
 # libc's rules imported once (CODECTL_IOC_IMPORT); libc-tracee -n registers
 # nothing, discovery finds its own SFrame and libc's imported section.
@@ -357,10 +365,7 @@ libc_so=/lib/x86_64-linux-gnu/libc.so.6
 if out=$(codectl import "$libc_so" 2>&1); then
 	ok "codectl import $libc_so"
 	echo "# $out"
-	for mode in qsort memcpy read; do
-		r=$(libc_run "libc-$mode-import" $mode -n)
-		expect_share "through libc ($mode): libc's rules imported, nothing registered" "$r" ge 99
-	done
+	libc_modes import "libc's rules imported, nothing registered"
 else
 	not_ok "codectl import $libc_so" "$out"
 fi
@@ -374,10 +379,7 @@ expect_share "through libc (qsort): nothing registered, nothing imported" "$r" l
 # the audit module that is the run just above).
 LIBC_AUDIT=/lib/codectl/libcodectl-audit.so
 if [ -e "$LIBC_AUDIT" ]; then
-	for mode in qsort memcpy read; do
-		r=$(libc_run "libc-$mode-audit" $mode -n)
-		expect_share "through libc ($mode): LD_AUDIT=libcodectl-audit.so" "$r" ge 99
-	done
+	libc_modes audit "LD_AUDIT=libcodectl-audit.so"
 else
 	not_ok "libcodectl-audit.so in the guest" "$LIBC_AUDIT is missing"
 fi
