@@ -97,7 +97,8 @@ CODECTL_EXPORT int codectl(unsigned int option, void *info, size_t info_size,
 /*
  * The wrappers pass the VER0 sizes: a program built against an older
  * <linux/codectl.h> hands us a VER0 struct.  The VER1 fields (flags,
- * origin) are reached with codectl() and sizeof of the caller's struct.
+ * origin) are reached with codectl() and sizeof of the caller's struct;
+ * codectl_query_pid(), new with VER2, passes the VER2 size.
  */
 CODECTL_EXPORT int codectl_register_elf(const struct codectl_elf_info *info)
 {
@@ -124,6 +125,12 @@ CODECTL_EXPORT int codectl_unregister(uint64_t text_start, uint64_t text_end)
 CODECTL_EXPORT int codectl_query(struct codectl_query_info *info)
 {
 	return codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER0, 0);
+}
+
+CODECTL_EXPORT int codectl_query_pid(pid_t pid, struct codectl_query_info *info)
+{
+	info->pid = pid;
+	return codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER2, 0);
 }
 
 CODECTL_EXPORT int codectl_version(struct codectl_version *version)

@@ -49,6 +49,11 @@ struct sframe_sec;
  * @shared:	the holder of @sframe_flat's arrays when they are shared
  *		with other address spaces (share.c), or NULL
  * @sframe_mem: bytes the flat table or the set-up section holds
+ * @sframe_version: the SFrame header's version, 0 without SFrame
+ * @num_fdes:	FDEs the header declares
+ * @num_fres:	FREs the header declares
+ * @coverage:	bytes of the text inside the FDEs' functions (QUERY's
+ *		coverage), counted at registration
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
@@ -80,6 +85,10 @@ struct codectl_reg {
 	struct sframe_sec *sframe_sec;
 	struct codectl_shared_flat *shared;
 	u32 sframe_mem;
+	u32 sframe_version;
+	u32 num_fdes;
+	u32 num_fres;
+	u64 coverage;
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
@@ -369,6 +378,9 @@ void codectl_share_put(struct codectl_shared_flat *sh);
 
 /* ioctl.c */
 long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* query.c: CODECTL_QUERY, of the caller's or another process's registry */
+int codectl_query_reg(struct codectl_query_info *q);
 
 /**
  * struct codectl_trace - a trace being unwound into caller-owned arrays

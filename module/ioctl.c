@@ -146,27 +146,9 @@ static long codectl_unregister(const struct codectl_args *args)
 	return codectl_mm_remove(cmm, info.text_start, info.text_end);
 }
 
-/*
- * Copy a string of the registration into the caller's buffer if it fits;
- * always report the size it needs in *@ulen.
- */
-static int codectl_answer_string(const char *s, u64 ubuf, u32 *ulen)
-{
-	u32 need = s ? strlen(s) + 1 : 0;
-	u32 have = *ulen;
-
-	*ulen = need;
-	if (!need || !ubuf || have < need)
-		return 0;
-	return copy_to_user(u64_to_user_ptr(ubuf), s, need) ? -EFAULT : 0;
-}
-
 static long codectl_query(const struct codectl_args *args)
 {
 	struct codectl_query_info q;
-	struct codectl_reg *reg;
-	struct codectl_mm *cmm;
-	u32 build_id_room;
 	int ret;
 
 	ret = codectl_copy_info(&q, sizeof(q), CODECTL_QUERY_INFO_SIZE_VER0,
@@ -175,36 +157,7 @@ static long codectl_query(const struct codectl_args *args)
 		return ret;
 	if (q.__reserved || q.__reserved2)
 		return -EINVAL;
-	cmm = codectl_mm_find(current->mm);
-	reg = cmm ? codectl_mm_next(cmm, q.addr) : NULL;
-	if (!reg)
-		return -ENOENT;
-
-	/* The registration is ours by reference; its fields are stable. */
-	q.kind = reg->kind;
-	q.text_start = reg->text_start;
-	q.text_end = reg->text_end;
-	q.elf_start = reg->elf_start;
-	q.elf_end = reg->elf_end;
-	q.sframe_start = reg->sframe_start;
-	q.sframe_end = reg->sframe_end;
-	q.unwind_head = reg->unwind_head;
-	q.debug_link_crc = reg->debug_link_crc;
-	q.origin = reg->origin;
-	build_id_room = q.build_id_len;
-	q.build_id_len = reg->build_id_len;
-	ret = codectl_answer_string(reg->pathname, q.pathname,
-				    &q.pathname_len);
-	if (!ret)
-		ret = codectl_answer_string(reg->debug_link,
-					    q.debug_link_pathname,
-					    &q.debug_link_len);
-	if (!ret && q.build_id && reg->build_id_len &&
-	    build_id_room >= reg->build_id_len &&
-	    copy_to_user(u64_to_user_ptr(q.build_id), reg->build_id,
-			 reg->build_id_len))
-		ret = -EFAULT;
-	codectl_reg_put(reg);
+	ret = codectl_query_reg(&q);
 	if (ret)
 		return ret;
 	return codectl_copy_answer(args, &q, sizeof(q));

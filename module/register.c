@@ -158,6 +158,56 @@ int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
 	return codectl_sframe_judge(&sec, text_start, text_end, full);
 }
 
+/**
+ * codectl_sframe_summary() - what QUERY says about a registration's section
+ * @reg:	the registration, not yet inserted
+ * @sec:	its section, set up (sframe_init()) and judged
+ *
+ * The header's version and counts, and the coverage: the bytes of the
+ * text inside the functions of the FDEs, their union clipped to the
+ * text.  FDEs are sorted and disjoint once validated; without
+ * validation an unsorted or overlapping FDE only makes the figure larger,
+ * and it is capped at the text's size.  Reads every FDE once (in user
+ * memory for a section decoded there); an FDE that cannot be read ends
+ * the count.
+ */
+static void codectl_sframe_summary(struct codectl_reg *reg,
+				   const struct sframe_sec *sec)
+{
+	u64 covered = 0, end = reg->text_start, s, e;
+	struct sframe_fde fde;
+	u32 i;
+
+	reg->sframe_version = sec->hdr.version;
+	reg->num_fdes = sec->hdr.num_fdes;
+	reg->num_fres = sec->hdr.num_fres;
+	for (i = 0; i < sec->hdr.num_fdes; i++) {
+		if (sframe_fde_at(sec, i, &fde))
+			break;
+		s = max(fde.func_start, end);
+		e = min(fde.func_start + fde.func_size, reg->text_end);
+		if (s < e) {
+			covered += e - s;
+			end = e;
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+	reg->coverage = min(covered, reg->text_end - reg->text_start);
+}
+
+/* codectl_sframe_summary() of a section given by its bytes or in place. */
+static void codectl_sframe_summarize(struct codectl_reg *reg, const u8 *mem)
+{
+	struct sframe_sec sec;
+	u64 size = reg->sframe_end - reg->sframe_start;
+
+	if (sframe_init(&sec, reg->sframe_start, size, mem,
+			mem ? NULL : codectl_sframe_read, &sec))
+		return;
+	codectl_sframe_summary(reg, &sec);
+}
+
 /* Distinct rules a flat table may have (real sections have tens). */
 #define CODECTL_FLAT_MAX_RULES	4096
 #define CODECTL_FLAT_HASH_BITS	13
@@ -297,8 +347,10 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 	/* The same bytes of the same file are judged and flattened once. */
 	if (share && ksframe && size <= flat_max) {
 		codectl_share_key_content(share, ksframe, size);
-		if (codectl_share_attach(reg, share))
+		if (codectl_share_attach(reg, share)) {
+			codectl_sframe_summarize(reg, ksframe);
 			return 0;
+		}
 	} else {
 		share = NULL;
 	}
@@ -321,6 +373,8 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 		if (!err)
 			err = codectl_sframe_judge(&sec, reg->text_start,
 						   reg->text_end, full);
+		if (!err)
+			codectl_sframe_summary(reg, &sec);
 		/* No table (too many rules, no memory): decode in place. */
 		if (!err)
 			flat = codectl_sframe_flatten(reg, &sec);
@@ -331,6 +385,8 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 		err = codectl_sframe_verdict(reg->sframe_start,
 					     reg->sframe_end, reg->text_start,
 					     reg->text_end, full, NULL);
+		if (!err)
+			codectl_sframe_summarize(reg, NULL);
 	}
 	if (!err && !reg->sframe_flat) {
 		if (synth)

@@ -10,6 +10,12 @@
  *                            segment, with SFrame synthesised from
  *                            .eh_frame where an object has none
  *                            (codectl_register_all())
+ *   codectl list [PID]       the registrations of process PID (default:
+ *                            this one, which has only what discovery
+ *                            found in it): range, kind, origin, SFrame
+ *                            version, FDEs, coverage, table, build id,
+ *                            pathname; another process needs the
+ *                            permission its /proc/PID/maps needs
  *   codectl unwind           the unwinder's counters: unwinds, frames by
  *                            method, stops by reason; then each tracer
  *                            hook's (perf, ftrace, deferred): attached,
@@ -120,6 +126,128 @@ static int list_registrations(void)
 		if (!q.build_id_len)
 			printf("-");
 		printf(" %s\n", q.pathname_len ? path : "-");
+		addr = q.text_end;
+		n++;
+	}
+	printf("%d registrations\n", n);
+	return 0;
+}
+
+static double pct(uint64_t part, uint64_t whole);
+
+static const char *origin_name(uint32_t origin)
+{
+	/* Discovery with a section codectl import gave the module. */
+	if ((origin & CODECTL_ORIGIN_SYNTH) &&
+	    (origin & CODECTL_ORIGIN_DISCOVERED))
+		return "imported";
+	if (origin & CODECTL_ORIGIN_SYNTH)
+		return "synthesised";
+	if (origin & CODECTL_ORIGIN_DISCOVERED)
+		return "discovered";
+	if (origin & CODECTL_ORIGIN_REGISTERED)
+		return "registered";
+	return "unknown";
+}
+
+static const char *table_name(uint32_t table)
+{
+	static const char *const names[] = {
+		[CODECTL_TABLE_NONE] = "-",
+		[CODECTL_TABLE_FLAT] = "flat",
+		[CODECTL_TABLE_FLAT_SHARED] = "flat-shared",
+		[CODECTL_TABLE_USER_INDEX] = "user-index",
+		[CODECTL_TABLE_USER] = "user",
+	};
+
+	if (table < sizeof(names) / sizeof(names[0]))
+		return names[table];
+	return "unknown";
+}
+
+/* Why QUERY of another process failed, in words. */
+static int list_fail(pid_t pid, int err)
+{
+	const char *why = strerror(err);
+
+	switch (err) {
+	case ENODEV:
+		why = "no /dev/codectl (is the codectl module loaded?)";
+		break;
+	case ESRCH:
+		why = "no such process, or it has no address space "
+		      "(a kernel thread or a zombie)";
+		break;
+	case EACCES:
+	case EPERM:
+		why = "permission denied (reading a process's registrations "
+		      "needs what reading its /proc/PID/maps needs)";
+		break;
+	case E2BIG:
+		why = "the loaded codectl module is too old to read "
+		      "another process's registrations";
+		break;
+	}
+	if (pid)
+		fprintf(stderr, "codectl: list %d: %s\n", (int)pid, why);
+	else
+		fprintf(stderr, "codectl: list: %s\n", why);
+	return 1;
+}
+
+/*
+ * codectl list [PID]: one line per registration of PID's address space,
+ * in address order (CODECTL_QUERY VER2).  Columns: text range, kind,
+ * origin, SFrame version, FDEs, coverage (bytes and percent of the text),
+ * lookup table, build id, pathname; "-" where there is none.
+ */
+static int cmd_list(pid_t pid)
+{
+	char path[CODECTL_PATH_MAX];
+	unsigned char build_id[CODECTL_BUILD_ID_MAX];
+	struct codectl_query_info q;
+	uint64_t addr = 0, len;
+	int n = 0, tries = 0;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.addr = addr;
+		q.pathname = (uintptr_t)path;
+		q.pathname_len = sizeof(path);
+		q.build_id = (uintptr_t)build_id;
+		q.build_id_len = sizeof(build_id);
+		if (codectl_query_pid(pid, &q)) {
+			if (errno == ENOENT)
+				break;
+			if (errno == EAGAIN && ++tries < 10)
+				continue;
+			return list_fail(pid, errno);
+		}
+		if (!n)
+			printf("%-33s %-4s %-11s %-6s %6s %17s %-11s %-40s %s\n",
+			       "TEXT", "KIND", "ORIGIN", "SFRAME", "FDES",
+			       "COVERAGE", "TABLE", "BUILD-ID", "PATH");
+		len = q.text_end - q.text_start;
+		printf("%016" PRIx64 "-%016" PRIx64 " %-4s %-11s ",
+		       (uint64_t)q.text_start, (uint64_t)q.text_end,
+		       q.kind == CODECTL_KIND_JIT ? "jit" : "elf",
+		       origin_name(q.origin));
+		if (q.sframe_start)
+			printf("v%-5u %6u %10" PRIu64 " %5.1f%% ",
+			       q.sframe_version, q.num_fdes,
+			       (uint64_t)q.coverage, pct(q.coverage, len));
+		else
+			printf("%-6s %6s %10s %6s ", "-", "-", "-", "-");
+		printf("%-11s ", table_name(q.sframe_table));
+		for (unsigned int i = 0; i < q.build_id_len &&
+		     q.build_id_len <= sizeof(build_id); i++)
+			printf("%02x", build_id[i]);
+		if (!q.build_id_len)
+			printf("%-40s", "-");
+		else if (q.build_id_len < 20)
+			printf("%*s", (int)(40 - 2 * q.build_id_len), "");
+		printf(" %s\n", q.pathname_len && q.pathname_len <= sizeof(path) ?
+		       path : "-");
 		addr = q.text_end;
 		n++;
 	}
@@ -334,9 +462,11 @@ static int cmd_synth(int argc, char **argv)
 
 static void usage(FILE *f)
 {
-	fputs("usage: codectl version | stats | self [--all] | unwind | "
-	      "synth [-o OUT] [-a ADDR] [-n N] FILE... | synth -c FILE... | "
-	      "import FILE... | import --system | import --remove FILE... | "
+	fputs("usage: codectl version | stats | self [--all] | list [PID] | "
+	      "unwind |\n"
+	      "       synth [-o OUT] [-a ADDR] [-n N] FILE... | "
+	      "synth -c FILE... |\n"
+	      "       import FILE... | import --system | import --remove FILE... | "
 	      "import --clear | import --list\n", f);
 }
 
@@ -348,6 +478,18 @@ int main(int argc, char **argv)
 		return cmd_import(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
 		return cmd_self(1);
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "list")) {
+		char *end = NULL;
+		long pid = argc == 3 ? strtol(argv[2], &end, 10) : 0;
+
+		if (argc == 3 && (!*argv[2] || *end || pid <= 0 ||
+				  pid > INT32_MAX)) {
+			fprintf(stderr, "codectl: list: '%s' is not a pid\n",
+				argv[2]);
+			return 2;
+		}
+		return cmd_list(pid);
+	}
 	if (argc != 2) {
 		usage(stderr);
 		return 2;

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/codectl.h>
 
 #ifdef __cplusplus
@@ -79,6 +80,25 @@ int codectl_register_elf(const struct codectl_elf_info *info);
 int codectl_register_jit(const struct codectl_jit_info *info);
 int codectl_unregister(uint64_t text_start, uint64_t text_end);
 int codectl_query(struct codectl_query_info *info);
+
+/*
+ * codectl_query_pid - read one registration of process @pid
+ * @pid:	0 for the caller, else a process id in the caller's pid
+ *		namespace; stored in @info->pid
+ * @info:	struct codectl_query_info, used in full (VER2: the SFrame
+ *		version, FDE and FRE counts, coverage, table kind and
+ *		charge are filled in too), with the cursor @info->addr and
+ *		buffers as for codectl_query()
+ *
+ * Walk a process's registrations by starting @info->addr at 0 and
+ * passing each answer's text_end, until ENOENT.  Another process needs
+ * the permission reading its /proc/PID/maps needs.  Returns 0, or -1
+ * with errno: ENOENT (no more registrations), ESRCH (no such process, or
+ * it has no address space: kernel thread, zombie), EACCES or EPERM (not
+ * allowed), EAGAIN (it exec'ed meanwhile), E2BIG when @pid is not 0 and
+ * the module is older than VER2, ENODEV, and codectl_query()'s.
+ */
+int codectl_query_pid(pid_t pid, struct codectl_query_info *info);
 int codectl_version(struct codectl_version *version);
 int codectl_check_sframe(struct codectl_sframe_check *check);
 

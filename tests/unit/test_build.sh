@@ -23,6 +23,7 @@ codectl_import_clear
 codectl_import_file
 codectl_import_remove
 codectl_query
+codectl_query_pid
 codectl_register_all
 codectl_register_elf
 codectl_register_jit

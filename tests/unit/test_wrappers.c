@@ -17,7 +17,9 @@ _Static_assert(sizeof(struct codectl_jit_info) == CODECTL_JIT_INFO_SIZE_VER0,
 _Static_assert(sizeof(struct codectl_unregister_info) ==
 	       CODECTL_UNREGISTER_INFO_SIZE_VER0, "unregister info size");
 _Static_assert(sizeof(struct codectl_query_info) ==
-	       CODECTL_QUERY_INFO_SIZE_VER1, "query info size");
+	       CODECTL_QUERY_INFO_SIZE_VER2, "query info size");
+_Static_assert(offsetof(struct codectl_query_info, pid) ==
+	       CODECTL_QUERY_INFO_SIZE_VER1, "query info VER1 size");
 _Static_assert(sizeof(struct codectl_version) == CODECTL_VERSION_SIZE_VER0,
 	       "version size");
 _Static_assert(sizeof(struct codectl_args) == 24, "args size");
@@ -140,6 +142,20 @@ static void test_query(void **state)
 	errno = 0;
 	assert_int_equal(codectl_query(&q), -1);
 	assert_int_equal(errno, ENOENT);
+}
+
+static void test_query_pid(void **state)
+{
+	struct codectl_query_info q = { .addr = 0, .pid = 99 };
+
+	(void)state;
+	fake_kernel = kernel_answers;
+	assert_int_equal(codectl_query_pid(1234, &q), 0);
+	only_call(CODECTL_IOC_QUERY, CODECTL_QUERY_INFO_SIZE_VER2, &q);
+	assert_int_equal(q.pid, 1234);
+	assert_int_equal(q.kind, CODECTL_KIND_JIT);
+	memcpy(&q, fake_log[0].info, sizeof(q));
+	assert_int_equal(q.pid, 1234);
 }
 
 static void test_version(void **state)
@@ -282,6 +298,7 @@ int main(void)
 		T(test_register_jit),
 		T(test_unregister),
 		T(test_query),
+		T(test_query_pid),
 		T(test_version),
 		T(test_check_sframe),
 		T(test_wrapper_errors),

@@ -75,7 +75,8 @@ static const int ok_unregister[] = { COMMON, ENOENT, 0 };
 static const int ok_elf[] = { COMMON, ENAMETOOLONG, EMSGSIZE, ENOEXEC, EFBIG,
 			      EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_jit[] = { COMMON, EEXIST, ENOSPC, ENOMEM, 0 };
-static const int ok_query[] = { COMMON, ENOENT, 0 };
+static const int ok_query[] = { COMMON, ENOENT, ESRCH, EACCES, EPERM, EAGAIN,
+				EINVAL, 0 };
 static const int ok_version[] = { COMMON, 0 };
 static const int ok_check[] = { COMMON, 0 };
 static const int ok_unknown[] = { ENOTTY, 0 };

@@ -122,6 +122,11 @@ static const struct test_case tests[] = {
 	T(synth_register, "REGISTER_ELF SYNTH: a buffer copied at once, freed after"),
 	T(synth_errors, "REGISTER_ELF SYNTH: EINVAL, EFAULT, ENOEXEC, EFBIG, ENOMEM"),
 	T(query_origin, "QUERY VER1 origin: REGISTERED; VER0 callers unchanged"),
+	T(query_summary, "QUERY VER2: SFrame version, FDEs, FREs, coverage, table"),
+	T(query_pid_self, "QUERY pid: getpid() and gettid() answer as pid 0; EINVAL < 0"),
+	T(query_pid_child, "QUERY pid: a child's registrations, not the parent's"),
+	T(query_pid_esrch, "QUERY pid: ESRCH for a zombie, a reaped child, kthreadd"),
+	T(query_pid_perm, "QUERY pid: EACCES for root's and undumpable processes as nobody"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
 #undef T
 };

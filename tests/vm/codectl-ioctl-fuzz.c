@@ -356,8 +356,25 @@ static void fill_query(struct fuzz_thread *t, struct codectl_query_info *q)
 	}
 	if (one_in(r, 30))
 		q->__reserved = rnd(r) | 1;
+	switch (below(r, 12)) {	/* VER2: whose registrations */
+	case 0:
+		q->pid = getpid();
+		break;
+	case 1:
+		q->pid = getppid();
+		break;
+	case 2:
+		q->pid = 1 + below(r, 3);	/* init, kthreadd, ... */
+		break;
+	case 3:
+		q->pid = rnd(r);		/* negative, absent, ... */
+		break;
+	default:
+		break;
+	}
 	if (one_in(r, 10))	/* outputs pre-filled with garbage */
-		q->text_start = q->text_end = q->kind = rnd(r);
+		q->text_start = q->text_end = q->kind = q->coverage =
+			q->sframe_version = q->sframe_table = rnd(r);
 }
 
 static void fill_check(struct fuzz_thread *t, struct codectl_sframe_check *c)
@@ -573,7 +590,7 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		struct codectl_query_info q;
 		struct codectl_version v;
 		struct codectl_sframe_check chk;
-		uint8_t raw[128];
+		uint8_t raw[256];
 	} u;
 	bool write_opt, tail;
 	uint64_t info, size;
@@ -801,6 +818,14 @@ static void check_answer(struct fuzz_thread *t, const struct call *c)
 				 "QUERY answered kind %u [%#llx,%#llx) elf %#llx sframe %#llx head %#llx",
 				 q.kind, ULL(q.text_start), ULL(q.text_end),
 				 ULL(q.elf_start), ULL(q.sframe_start), ULL(q.unwind_head));
+		else if (q.sframe_version > 3 || q.sframe_table > CODECTL_TABLE_USER ||
+			 q.coverage > q.text_end - q.text_start ||
+			 (!q.sframe_start && (q.sframe_version || q.coverage ||
+					      q.sframe_table)))
+			snprintf(why, sizeof(why),
+				 "QUERY answered SFrame v%u, %u FDEs, coverage %llu of %llu, table %u",
+				 q.sframe_version, q.num_fdes, ULL(q.coverage),
+				 ULL(q.text_end - q.text_start), q.sframe_table);
 	} else if (c->kind == CODECTL_VERSION && c->a.info_size >= sizeof(struct codectl_version)) {
 		struct codectl_version v;
 

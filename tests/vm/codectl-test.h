@@ -307,6 +307,9 @@ TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 TEST(hook_stats); TEST(hooks_param);
 /* t_synth.c: synthesised SFrame sections, QUERY's origin */
 TEST(synth_register); TEST(synth_errors); TEST(query_origin);
+/* t_query.c: QUERY VER2, another process's registrations */
+TEST(query_summary); TEST(query_pid_self); TEST(query_pid_child);
+TEST(query_pid_esrch); TEST(query_pid_perm);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
 

@@ -79,7 +79,8 @@ munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
 map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
-deferred_selftest_errors hook_stats synth_register query_origin"
+deferred_selftest_errors hook_stats synth_register query_origin query_summary
+query_pid_self query_pid_child query_pid_esrch query_pid_perm"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
@@ -399,7 +400,86 @@ else
 fi
 echo "# time: discovery tests done after $(($(now) - t_start)) s"
 
-# --- 3e. imports ----------------------------------------------------------------
+# --- 3e. codectl list: another process's registrations ---------------------
+# A program that dlopen()ed two libraries (one with SFrame, one without)
+# and registered every loaded object: `codectl list PID` must show exactly
+# its executable mappings of /proc/PID/maps (the vdso's included): one
+# registration starting at each (page-rounded) and ending inside it, all
+# registered, the SFrame library with its section.
+tracee=$unwind_dir/v3/tracee
+uwlib=$unwind_dir/v3/libuwlib.so nosf=$unwind_dir/disc/libdiscnosf.so
+# list_ranges FILE: "start end" of the registrations of a `codectl list`,
+# the start rounded down to its page, the end up.
+list_ranges() {
+	sed -n 's/^\([0-9a-f]\{16\}\)-\([0-9a-f]\{16\}\) .*/\1 \2/p' "$1" |
+	while read -r s e; do
+		printf '%x %x\n' $((0x$s & ~4095)) $(((0x$e + 4095) & ~4095))
+	done | sort
+}
+# maps_ranges PID: "start end" of its r-xp mappings with a name (files,
+# [vdso]).
+maps_ranges() {
+	awk '$2 == "r-xp" && $6 != "" { print $1 }' "/proc/$1/maps" |
+	while IFS=- read -r s e; do
+		printf '%x %x\n' $((0x$s)) $((0x$e))
+	done | sort
+}
+# list_within LIST MAPS: every registration ends inside the mapping that
+# starts where it does (both sorted, the same starts).
+list_within() {
+	while read -r ls le <&3; do
+		read -r ms me <&4 && [ "$ls" = "$ms" ] &&
+			[ $((0x$le)) -le $((0x$me)) ] || return 1
+	done 3<"$1" 4<"$2"
+}
+if ! command -v codectl >/dev/null 2>&1 || [ ! -x "$tracee" ]; then
+	not_ok "codectl and $tracee present" "missing"
+else
+	"$tracee" -r -s -d "$uwlib" -d "$nosf" 120 2>"$tmp/tracee.err" &
+	tp=$!
+	i=0
+	while ! grep -q '^tracee: ready' "$tmp/tracee.err" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# $(head -n 1 "$tmp/tracee.err")"
+	codectl list "$tp" >"$tmp/list" 2>&1
+	lrc=$?
+	sed 's/^/#   /' "$tmp/list"
+	list_ranges "$tmp/list" >"$tmp/list.r"
+	maps_ranges "$tp" >"$tmp/maps.r"
+	nl=$(wc -l <"$tmp/list.r") nm=$(wc -l <"$tmp/maps.r")
+	list_same() {
+		[ "$lrc" = 0 ] && [ "$nm" -ge 6 ] && [ "$nl" = "$nm" ] &&
+		list_within "$tmp/list.r" "$tmp/maps.r"
+	}
+	check "codectl list PID: exactly the $nm executable mappings of /proc/PID/maps" \
+		"exit status $lrc, $nl registrations; maps: $(tr '\n' ' ' <"$tmp/maps.r")" \
+		list_same
+	list_fields() {
+		! grep '^[0-9a-f]\{16\}-' "$tmp/list" | grep -qv ' registered ' &&
+		grep -q ' v3 .* flat .*libuwlib\.so$' "$tmp/list" &&
+		grep -q ' - .*libdiscnosf\.so$' "$tmp/list"
+	}
+	check "codectl list PID: all registered, the dlopen()ed libraries with (v3, flat) and without SFrame" \
+		"see the list above" list_fields
+	kill "$tp"
+	wait "$tp" 2>/dev/null
+	# The process is gone: no such process, exit status 1.
+	codectl list "$tp" >"$tmp/list" 2>&1
+	lrc=$?
+	list_esrch() {
+		[ "$lrc" = 1 ] && grep -q 'no such process' "$tmp/list"
+	}
+	check "codectl list of a process that exited: 'no such process', exit status 1" \
+		"exit status $lrc: $(cat "$tmp/list")" list_esrch
+	codectl list 2 >"$tmp/list" 2>&1
+	lrc=$?
+	check "codectl list 2 (kthreadd, a kernel thread): 'no such process'" \
+		"exit status $lrc: $(cat "$tmp/list")" list_esrch
+fi
+
+# --- 3f. imports ----------------------------------------------------------------
 # codectl import synthesises an object's SFrame from its .eh_frame and hands
 # it to the module (CODECTL_IOC_IMPORT); discovery then uses it in every
 # process (disc-test imported; without the import that test fails).

@@ -14,7 +14,9 @@
  * Registrations belong to the caller's address space (mm), not to the
  * file descriptor: closing the fd keeps them, and they go away with the
  * address space (exit, exec) or by CODECTL_UNREGISTER.  A process can only
- * see and change its own registrations, so the device is mode 0666.
+ * change its own registrations, and see another process's only when it
+ * could read that process's /proc/PID/maps (CODECTL_QUERY's @pid), so the
+ * device is mode 0666.
  *
  * Extensibility, for every option's @info: the kernel accepts any
  * @info_size from the option's *_SIZE_VER0 up to 4096 bytes.  A shorter
@@ -349,9 +351,47 @@ struct codectl_unregister_info {
  * @__reserved:	in: must be 0
  * @origin:	out (VER1): CODECTL_ORIGIN_* bits; ignored in
  * @__reserved2: in (VER1): must be 0
+ * @pid:	in (VER2): whose registrations: 0 for the caller's address
+ *		space, else a process (or thread) id in the caller's pid
+ *		namespace, whose address space's registrations are read.
+ *		Reading another address space needs what reading
+ *		/proc/PID/maps needs (ptrace access mode
+ *		PTRACE_MODE_READ_FSCREDS; the module has procfs make the
+ *		check, by opening /proc/PID/maps with the caller's
+ *		credentials, so LSMs and hidepid have their say).  Not
+ *		changed on output.
+ * @sframe_version: out (VER2): the SFrame version (1-3) of the section's
+ *		header, 0 without SFrame
+ * @num_fdes:	out (VER2): FDEs (functions) its header declares
+ * @num_fres:	out (VER2): FREs (rows) its header declares
+ * @coverage:	out (VER2): bytes of [text_start, text_end) inside the
+ *		functions the section's FDEs describe: the union of their
+ *		[start, start + size) clipped to the text range, counted at
+ *		registration (with validate_sframe=N, unsorted or
+ *		overlapping FDEs may make it an upper bound; never more than
+ *		text_end - text_start).  0 without SFrame or for JIT
+ * @sframe_table: out (VER2): how the unwinder looks rules up,
+ *		CODECTL_TABLE_*
+ * @charge:	out (VER2): bytes of kernel memory the registration is
+ *		charged against max_bytes (the struct, strings and tables;
+ *		a shared flat table is charged in full to every user)
  *
  * Errors: ENOENT (no registration ends above @addr), EFAULT (a buffer
- * cannot be written), EINVAL (__reserved or __reserved2 not zero).
+ * cannot be written), EINVAL (__reserved or __reserved2 not zero, @pid
+ * negative), and with a @pid other than 0:
+ *   ESRCH    no such process in the caller's pid namespace, or it has no
+ *            address space (a kernel thread, a zombie, an exiting
+ *            process), or the caller's /proc does not show it
+ *            (hidepid=invisible; no procfs mounted at /proc)
+ *   EACCES   the caller may not read it (the ptrace check failed, as
+ *            opening /proc/PID/maps would), or /proc is not a procfs of
+ *            the caller's pid namespace
+ *   EPERM    /proc is mounted with hidepid=noaccess and the process is
+ *            not the caller's (what opening /proc/PID/maps says then)
+ *   EAGAIN   the process exec'ed (got a new address space) while it was
+ *            being checked: retry
+ * The registrations of a process are only read, never changed: the other
+ * options act on the caller's own address space only.
  */
 struct codectl_query_info {
 	__u64 addr;
@@ -373,10 +413,36 @@ struct codectl_query_info {
 	__u64 build_id;
 	__u32 origin;
 	__u32 __reserved2;
+	__s32 pid;
+	__u32 sframe_version;
+	__u32 num_fdes;
+	__u32 num_fres;
+	__u64 coverage;
+	__u32 sframe_table;
+	__u32 charge;
 };
 
 #define CODECTL_QUERY_INFO_SIZE_VER0	112
 #define CODECTL_QUERY_INFO_SIZE_VER1	120	/* origin */
+#define CODECTL_QUERY_INFO_SIZE_VER2	152	/* pid, SFrame summary */
+
+/*
+ * codectl_query_info.sframe_table: how the unwinder finds the rule at a pc.
+ *   NONE        no SFrame section (JIT tables or frame pointers)
+ *   FLAT        a flat lookup table in the kernel, built at registration
+ *   FLAT_SHARED the same, its arrays shared with the other address spaces
+ *               that map the same file (discovered registrations, module
+ *               parameter share)
+ *   USER_INDEX  decoded in user memory at each unwind, with an FDE index
+ *               in the kernel (section larger than sframe_flat_max, or no
+ *               memory for a flat table)
+ *   USER        decoded in user memory, no index
+ */
+#define CODECTL_TABLE_NONE		0
+#define CODECTL_TABLE_FLAT		1
+#define CODECTL_TABLE_FLAT_SHARED	2
+#define CODECTL_TABLE_USER_INDEX	3
+#define CODECTL_TABLE_USER		4
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers

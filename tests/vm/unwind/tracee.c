@@ -7,9 +7,11 @@
  * calls of its own (so that the pc at a context switch is in tr_leaf, not
  * in libc, which has neither SFrame nor frame pointers).
  *
- *   tracee [-r] [-s] SECONDS   run for SECONDS; -r: register every loaded
+ *   tracee [-r] [-s] [-d LIB]... SECONDS
+ *                              run for SECONDS; -r: register every loaded
  *                              object with codectl first (libcodectl);
- *                              -s: sleep instead of spinning
+ *                              -s: sleep instead of spinning; -d: dlopen()
+ *                              LIB first (before -r registers)
  *   tracee resolve             copy stdin to stdout, each address of this
  *                              program (0x1234abcd, or 8-16 bare hex
  *                              digits) replaced by its symbol's name: for
@@ -125,13 +127,19 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "resolve"))
 		return tr_resolve();
-	while ((opt = getopt(argc, argv, "rs")) != -1) {
-		if (opt == 'r')
+	while ((opt = getopt(argc, argv, "rsd:")) != -1) {
+		if (opt == 'r') {
 			reg = 1;
-		else if (opt == 's')
+		} else if (opt == 's') {
 			tr_sleep = 1;
-		else
+		} else if (opt == 'd') {
+			if (!dlopen(optarg, RTLD_NOW)) {
+				fprintf(stderr, "tracee: %s\n", dlerror());
+				return 1;
+			}
+		} else {
 			return 2;
+		}
 	}
 	if (optind != argc - 1)
 		return 2;
