@@ -19,6 +19,10 @@ codectl_elf_info_from_phdr
 codectl_frame_name
 codectl_get_fd
 codectl_hook_stats
+codectl_jit_add
+codectl_jit_create
+codectl_jit_destroy
+codectl_jit_head
 codectl_query
 codectl_register_all
 codectl_register_elf
@@ -78,6 +82,8 @@ int main()
 		(void *)codectl_register_object,
 		(void *)codectl_unregister_object,
 		(void *)codectl_register_self,
+		(void *)codectl_jit_create, (void *)codectl_jit_add,
+		(void *)codectl_jit_destroy, (void *)codectl_jit_head,
 	};
 	(void)fns;
 	/* Without the module: ENODEV; with it: success. */
