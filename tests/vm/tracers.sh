@@ -376,14 +376,17 @@ jit_share() {
 			if (in_jit(2) && sym[3] == "jt_f2" && sym[4] == "jt_f1" &&
 			    sym[5] == "main")
 				complete++
+			named += sym[2] ~ /^jit_expr/
 		}
 		nf = 0
 	}
 	/^[^ \t]/ { done(); next }
 	/^[ \t]+[0-9a-f]+ / { nf++; ip[nf] = $1; sym[nf] = $2 }
-	END { done(); printf "%d %d\n", total, complete }'
+	END { done(); printf "%d %d %d\n", total, complete, named }'
 }
 
+# jit_share DATA LO HI: "TOTAL COMPLETE NAMED" (NAMED: second frames
+# that perf named jit_exprN)
 # jit_run NAME ARGS...: perf -g on jit-tracee ARGS spin 3; "TOTAL COMPLETE"
 jit_run() {
 	name=$1
@@ -392,7 +395,9 @@ jit_run() {
 		"$jit" "$@" spin 3 2>"$tmp/$name.err" >/dev/null
 	echo "# $name: $(grep ready "$tmp/$name.err")" >&2
 	set -- $(sed -n 's/.* jit \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p' "$tmp/$name.err")
-	jit_share "$tmp/$name.data" "${1:-0}" "${2:-0}"
+	set -- $(jit_share "$tmp/$name.data" "${1:-0}" "${2:-0}")
+	echo "# $name: second frame named from the perf map in $3 of $1" >&2
+	echo "$1 $2"
 }
 
 jit_frames() {
