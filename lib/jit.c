@@ -135,7 +135,8 @@ CODECTL_EXPORT int codectl_jit_add(struct codectl_jit *jit, uint64_t start,
 	uint64_t off, used;
 
 	if (!jit || !rule || !size || (rule->flags & ~JIT_RULE_FLAGS) ||
-	    start < jit->text_start || start - jit->text_start < jit->next_off ||
+	    start < jit->text_start || start >= jit->text_end ||
+	    start - jit->text_start < jit->next_off ||
 	    size > jit->text_end - start) {
 		errno = EINVAL;
 		return -1;

@@ -272,6 +272,8 @@ static void test_add_errors(void **state)
 	EINVAL_ADD(jit, TEXT + 99, 2, &entry_rule);	/* starts before */
 	EINVAL_ADD(jit, TEXT + 199, 2, &entry_rule);	/* ends after */
 	EINVAL_ADD(jit, TEXT + 200, 1, &entry_rule);
+	EINVAL_ADD(jit, TEXT + 300, 1, &entry_rule);	/* past the end */
+	EINVAL_ADD(jit, UINT64_MAX, 1, &entry_rule);
 	EINVAL_ADD(jit, TEXT + 150, UINT64_MAX, &entry_rule);	/* wraps */
 	EINVAL_ADD(jit, 0, 1, &entry_rule);
 	bad.flags = 0x8;
