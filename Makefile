@@ -24,8 +24,9 @@
 #                         time (codectl synth -n 9; a benchmark)
 #   make install          lib, headers, tools, man pages under $(PREFIX)
 #   make install-system   udev rule, modprobe.d example, modules-load.d
-#                         entry under $(DESTDIR)/ (for packagers; the
-#                         module itself is installed by dkms)
+#                         entry, the codectl-import systemd units
+#                         under $(DESTDIR)/ (for packagers; the module
+#                         itself is installed by dkms)
 #   make packages         .debs (debian/) and RPMs (packaging/rpm/) into
 #                         $(PKGDIR), from the tracked files, lintian and
 #                         rpmlint included (scripts/pkg-build.sh)
@@ -41,6 +42,7 @@ PREFIX ?= /usr/local
 # built).  Naming 7.2 makes a missing toolchain a failure.
 SERIES ?=
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSTEMDUNITDIR ?= /usr/lib/systemd/system
 PKGDIR ?= $(CURDIR)/build/packages
 PKG_SERIES ?= 6.1 7.2
 
@@ -125,6 +127,8 @@ install-system:
 	install -D -m 644 packaging/60-codectl.rules $(DESTDIR)$(UDEVRULESDIR)/60-codectl.rules
 	install -D -m 644 packaging/modprobe.conf $(DESTDIR)/etc/modprobe.d/codectl.conf
 	install -D -m 644 packaging/modules-load.conf $(DESTDIR)/etc/modules-load.d/codectl.conf
+	install -D -m 644 packaging/codectl-import.service $(DESTDIR)$(SYSTEMDUNITDIR)/codectl-import.service
+	install -D -m 644 packaging/codectl-import.path $(DESTDIR)$(SYSTEMDUNITDIR)/codectl-import.path
 
 packages:
 	scripts/pkg-build.sh $(PKGDIR)

@@ -104,7 +104,7 @@ static int find_build_id(const unsigned char *p, uint64_t size,
 	return 0;
 }
 
-static int pread_all(int fd, void *dst, size_t len, uint64_t off)
+int codectl__pread_all(int fd, void *dst, size_t len, uint64_t off)
 {
 	unsigned char *d = dst;
 
@@ -113,8 +113,11 @@ static int pread_all(int fd, void *dst, size_t len, uint64_t off)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			if (!n)
+				errno = ENOEXEC;	/* shorter than it says */
 			return -1;
+		}
 		d += n;
 		len -= n;
 		off += n;
@@ -126,7 +129,8 @@ static int pread_all(int fd, void *dst, size_t len, uint64_t off)
 static int read_shdr(int fd, const ElfW(Ehdr) *eh, uint64_t idx,
 		     ElfW(Shdr) *sh)
 {
-	return pread_all(fd, sh, sizeof(*sh), eh->e_shoff + idx * sizeof(*sh));
+	return codectl__pread_all(fd, sh, sizeof(*sh),
+				  eh->e_shoff + idx * sizeof(*sh));
 }
 
 /*
@@ -144,7 +148,7 @@ static int file_is_object(int fd, const struct dl_phdr_info *info,
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	*fsize = st.st_size;
-	if (pread_all(fd, eh, sizeof(*eh), 0) ||
+	if (codectl__pread_all(fd, eh, sizeof(*eh), 0) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS_NATIVE ||
 	    eh->e_ident[EI_DATA] != ELFDATA_NATIVE ||
@@ -154,7 +158,7 @@ static int file_is_object(int fd, const struct dl_phdr_info *info,
 	for (i = 0; i < eh->e_phnum; i += 16) {
 		uint64_t n = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
 
-		if (pread_all(fd, ph, n * sizeof(ph[0]),
+		if (codectl__pread_all(fd, ph, n * sizeof(ph[0]),
 			      eh->e_phoff + i * sizeof(ph[0])) ||
 		    memcmp(ph, &info->dlpi_phdr[i], n * sizeof(ph[0])))
 			return 0;
@@ -217,7 +221,7 @@ static void read_debug_link(int fd, const struct dl_phdr_info *info,
 		    sh.sh_name >= strtab.sh_size ||
 		    strtab.sh_size - sh.sh_name < sizeof(name))
 			continue;
-		if (pread_all(fd, secname, sizeof(secname),
+		if (codectl__pread_all(fd, secname, sizeof(secname),
 			      strtab.sh_offset + sh.sh_name))
 			return;
 		if (!memcmp(secname, name, sizeof(name)))
@@ -231,14 +235,14 @@ static void read_debug_link(int fd, const struct dl_phdr_info *info,
 	    sh.sh_size < 8)
 		return;
 	size = sh.sh_size < CODECTL_PATH_MAX ? sh.sh_size : CODECTL_PATH_MAX;
-	if (pread_all(fd, buf->debug_link, size, sh.sh_offset))
+	if (codectl__pread_all(fd, buf->debug_link, size, sh.sh_offset))
 		return;
 	nul = memchr(buf->debug_link, '\0', size);
 	if (!nul || nul == buf->debug_link)
 		return;
 	crc_off = ALIGN_UP((uint64_t)(nul - buf->debug_link) + 1, 4);
 	if (crc_off > sh.sh_size - 4 ||
-	    pread_all(fd, &crc, sizeof(crc), sh.sh_offset + crc_off))
+	    codectl__pread_all(fd, &crc, sizeof(crc), sh.sh_offset + crc_off))
 		return;
 	out->debug_link_pathname = (uint64_t)(uintptr_t)buf->debug_link;
 	out->debug_link_crc = crc;

@@ -27,6 +27,12 @@ int codectl__sframe_synth_mem(const void *image, size_t image_size,
 			      uint64_t bias, uint64_t lo, uint64_t hi,
 			      unsigned int flags, void **sec, size_t *size);
 
+/*
+ * Read exactly @len bytes at @off of @fd: 0, or -1 with errno (ENOEXEC
+ * when the file ends first).
+ */
+int codectl__pread_all(int fd, void *dst, size_t len, uint64_t off);
+
 /* Is the file open at @fd the object @info describes (same phdrs)? */
 int codectl__file_is_object(int fd, const struct dl_phdr_info *info);
 

@@ -52,10 +52,14 @@ struct sframe_sec;
  * @pathname:	kmalloc'ed NUL-terminated string, or NULL
  * @debug_link:	kmalloc'ed NUL-terminated string, or NULL
  * @build_id:	the build id bytes
+ * @import_gen:	discovered without SFrame: codectl_import_gen when the
+ *		object was examined (a later import may have its section);
+ *		the one field that changes after insertion (a hint, read and
+ *		written with READ_ONCE/WRITE_ONCE, see codectl_reg_stale())
  *
- * Everything but @ref is written before the registration is inserted and
- * never changes after, so registration arrays share it and holders of a
- * reference read it without a lock.
+ * Everything but @ref and @import_gen is written before the registration
+ * is inserted and never changes after, so registration arrays share it
+ * and holders of a reference read it without a lock.
  */
 struct codectl_reg {
 	refcount_t ref;
@@ -79,7 +83,26 @@ struct codectl_reg {
 	char *pathname;
 	char *debug_link;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
+	u32 import_gen;
 };
+
+/* import.c: bumped by every import; see codectl_reg_stale(). */
+extern unsigned int codectl_import_gen;
+
+/**
+ * codectl_reg_stale() - may an import have come for this registration?
+ * @reg:	a registration
+ *
+ * True for a discovered registration without SFrame made before the
+ * latest import: the unwinder then asks discovery to look at the object
+ * again.  Any context.
+ */
+static inline bool codectl_reg_stale(const struct codectl_reg *reg)
+{
+	return (reg->origin & CODECTL_ORIGIN_DISCOVERED) &&
+	       !reg->sframe_start &&
+	       READ_ONCE(reg->import_gen) != READ_ONCE(codectl_import_gen);
+}
 
 /**
  * struct codectl_set - the registrations of an address space at one moment
@@ -195,36 +218,82 @@ int codectl_fork_init(void);
 void codectl_fork_exit(void);
 
 /**
- * struct codectl_share_key - what a shared flat table was built from
- * @dev:	the file's device
+ * struct codectl_file_id - which file, as discovery and imports key it
  * @ino:	its inode number
+ * @dev:	its device
  * @gen:	its inode generation
- * @build_id_len: bytes of @build_id
  * @ctime_sec:	its ctime (a rewrite in place changes it)
  * @ctime_nsec:	nanoseconds of it
  * @__pad:	0
- * @sframe_off:	the section's file offset
+ *
+ * Compared with memcmp(): zero it before filling it (codectl_file_id()).
+ */
+struct codectl_file_id {
+	u64 ino;
+	u32 dev;
+	u32 gen;
+	s64 ctime_sec;
+	u32 ctime_nsec;
+	u32 __pad;
+};
+
+/**
+ * struct codectl_file_obj - an object file's executable segment
+ * @id:		the file
+ * @text_vaddr:	link-time start of the segment (p_vaddr)
+ * @text_end:	link-time end of it
+ * @build_id_len: bytes of @build_id (0: none)
+ * @__pad:	0
+ * @build_id:	the GNU build id
+ *
+ * The key of an import (import.c).  Compared with memcmp(): zero it.
+ */
+struct codectl_file_obj {
+	struct codectl_file_id id;
+	u64 text_vaddr;
+	u64 text_end;
+	u32 build_id_len;
+	u32 __pad;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+};
+
+/**
+ * struct codectl_file_elf - what codectl_discover_file() read of a file
+ * @obj:	its first executable segment, identity and build id
+ * @load_end:	link-time end of its highest PT_LOAD
+ * @has_sframe:	it has a PT_GNU_SFRAME segment
+ */
+struct codectl_file_elf {
+	struct codectl_file_obj obj;
+	u64 load_end;
+	bool has_sframe;
+};
+
+/**
+ * struct codectl_share_key - what a shared flat table was built from
+ * @id:		the file
+ * @build_id_len: bytes of @build_id
+ * @__pad:	0
+ * @sframe_off:	the section's file offset (0 for an imported section)
  * @size:	its size
  * @text_off:	text start minus section start (bias-independent)
  * @text_len:	text size
  * @content:	hash of the section's bytes as read
+ * @__pad2:	0
  * @build_id:	the build id
  *
  * Compared with memcmp(): zero it before filling it.
  */
 struct codectl_share_key {
-	u32 dev;
-	u32 gen;
-	u64 ino;
+	struct codectl_file_id id;
 	u32 build_id_len;
-	u32 ctime_nsec;
-	s64 ctime_sec;
+	u32 __pad;
 	u64 sframe_off;
 	u64 size;
 	s64 text_off;
 	u64 text_len;
 	u32 content;
-	u32 __pad;
+	u32 __pad2;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
 };
 
@@ -255,6 +324,7 @@ struct codectl_share_key {
  * @origin:	CODECTL_ORIGIN_* bits: REGISTERED (the ABI) or DISCOVERED,
  *		SYNTH when the section is a synthesised buffer anywhere in
  *		the caller's memory, copied into a flat table at once
+ * @import_gen:	discovery: codectl_import_gen before the object was examined
  */
 struct codectl_elf_src {
 	u64 elf_start;
@@ -275,6 +345,7 @@ struct codectl_elf_src {
 	u32 build_id_len;
 	u32 debug_link_crc;
 	u32 origin;
+	u32 import_gen;
 };
 
 /* register.c: the registration pipeline of every source */
@@ -283,6 +354,9 @@ int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
 int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
 			   bool full, struct codectl_sframe_check *check);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
+
+int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
+			      u64 text_start, u64 text_end);
 
 /* share.c */
 void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
@@ -342,6 +416,19 @@ void codectl_discover_request(u64 pc);
 int codectl_discover_init(void);
 void codectl_discover_exit(void);
 int codectl_discover_show(struct seq_file *m, void *v);
+void codectl_file_id(const struct inode *inode, struct codectl_file_id *id);
+int codectl_discover_file(struct file *file, struct codectl_file_elf *elf);
+
+/* import.c */
+struct codectl_import;
+struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
+					  const u8 **sec, u64 *size,
+					  u64 *vaddr);
+void codectl_import_put(struct codectl_import *imp);
+bool codectl_import_has_file(const struct codectl_file_id *id);
+long codectl_import_ioctl(const void __user *uinfo);
+int codectl_imports_show(struct seq_file *m, void *v);
+void codectl_import_exit(void);
 
 /* deferred.c */
 int codectl_deferred_init(void);

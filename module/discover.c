@@ -177,6 +177,8 @@ static struct {
 	atomic64_t not_code;		/* pcs in no executable file mapping */
 	atomic64_t examined;		/* objects examined */
 	atomic64_t with_sframe;		/* registered with SFrame */
+	atomic64_t imported;		/* registered with an imported one */
+	atomic64_t upgraded;		/* of them, replacing one without */
 	atomic64_t without_sframe;	/* registered without SFrame */
 	atomic64_t covered;		/* already registered when examined */
 	atomic64_t refused[DSC_NR_REASONS];
@@ -340,6 +342,9 @@ struct codectl_dsc_obj {
 	struct codectl_share_key key;
 	char *debug_link;
 	u8 *sframe;
+	struct codectl_import *imp;	/* the section imported for it */
+	struct codectl_reg *stale;	/* its registration, made before an import */
+	unsigned int gen;		/* codectl_import_gen at the start */
 	char *pathbuf;
 };
 
@@ -481,20 +486,31 @@ static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
 	return 0;
 }
 
+/**
+ * codectl_file_id() - a file's identity, as discovery and imports key it
+ * @inode:	the file's inode
+ * @id:		out: device, inode number and generation, ctime
+ */
+void codectl_file_id(const struct inode *inode, struct codectl_file_id *id)
+{
+	struct timespec64 ct = codectl_inode_ctime(inode);
+
+	memset(id, 0, sizeof(*id));
+	id->dev = inode->i_sb->s_dev;
+	id->ino = inode->i_ino;
+	id->gen = inode->i_generation;
+	id->ctime_sec = ct.tv_sec;
+	id->ctime_nsec = ct.tv_nsec;
+}
+
 /* The sharing key's file part (share.c), once the section is read. */
 static void codectl_dsc_key(struct codectl_dsc_obj *o)
 {
-	const struct inode *inode = file_inode(o->file);
-	struct timespec64 ct = codectl_inode_ctime(inode);
 	struct codectl_share_key *k = &o->key;
 
 	if (!o->src.ksframe)
 		return;
-	k->dev = inode->i_sb->s_dev;
-	k->ino = inode->i_ino;
-	k->gen = inode->i_generation;
-	k->ctime_sec = ct.tv_sec;
-	k->ctime_nsec = ct.tv_nsec;
+	codectl_file_id(file_inode(o->file), &k->id);
 	k->text_off = o->src.text_start - o->src.sframe_start;
 	k->text_len = o->src.text_end - o->src.text_start;
 	k->build_id_len = o->src.build_id_len;
@@ -596,6 +612,37 @@ out:
 	kfree(sh);
 }
 
+/*
+ * No PT_GNU_SFRAME: the section imported for this file and segment, if
+ * any (import.c), lying at the bias plus the address it was built for.
+ */
+static void codectl_dsc_import(struct codectl_dsc_obj *o)
+{
+	struct codectl_file_obj obj = {};
+	const u8 *sec;
+	u64 size, vaddr, start, end;
+
+	codectl_file_id(file_inode(o->file), &obj.id);
+	obj.text_vaddr = o->src.text_start - o->bias;
+	obj.text_end = o->src.text_end - o->bias;
+	obj.build_id_len = o->src.build_id_len;
+	memcpy(obj.build_id, o->build_id, o->src.build_id_len);
+	o->imp = codectl_import_get(&obj, &sec, &size, &vaddr);
+	if (!o->imp)
+		return;
+	if (check_add_overflow(o->bias, vaddr, &start) ||
+	    check_add_overflow(start, size, &end) || end > TASK_SIZE_MAX) {
+		codectl_import_put(o->imp);
+		o->imp = NULL;
+		return;
+	}
+	o->src.sframe_start = start;
+	o->src.sframe_end = end;
+	o->src.ksframe = sec;
+	o->src.origin |= CODECTL_ORIGIN_SYNTH;
+	o->key.sframe_off = 0;
+}
+
 /* Map a registration error to a reason. */
 static int codectl_dsc_reason_of(int err)
 {
@@ -616,6 +663,24 @@ static int codectl_dsc_reason_of(int err)
 	default:
 		return DSC_OTHER;
 	}
+}
+
+/*
+ * Is there an import for the file of @vma, which @reg covers?  If not,
+ * @reg is up to date with imports up to @gen (no need to look again).
+ */
+static bool codectl_dsc_import_for(struct vm_area_struct *vma,
+				   struct codectl_reg *reg, unsigned int gen)
+{
+	struct codectl_file_id id;
+
+	if (vma->vm_file && S_ISREG(file_inode(vma->vm_file)->i_mode)) {
+		codectl_file_id(file_inode(vma->vm_file), &id);
+		if (codectl_import_has_file(&id))
+			return true;
+	}
+	WRITE_ONCE(reg->import_gen, gen);
+	return false;
 }
 
 /*
@@ -643,8 +708,14 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 		struct codectl_reg *reg = codectl_mm_next(cmm, o->pc);
 		bool covered = reg && reg->text_start <= o->pc;
 
-		if (reg)
+		/* Discovered without SFrame, and an import came since? */
+		if (covered && codectl_reg_stale(reg) &&
+		    codectl_dsc_import_for(vma, reg, o->gen)) {
+			o->stale = reg;
+			covered = false;
+		} else if (reg) {
 			codectl_reg_put(reg);
+		}
 		if (covered || codectl_mm_negative(cmm, o->pc)) {
 			atomic64_inc(&codectl_dsc.covered);
 			r = -1;
@@ -683,6 +754,8 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	codectl_dsc_debug_link(o);
 	if (i_size_read(inode) != o->size || inode_is_open_for_write(inode))
 		return DSC_CHANGED;
+	if (!o->src.sframe_start)
+		codectl_dsc_import(o);
 	codectl_dsc_key(o);
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -692,7 +765,11 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	if (!IS_ERR(path) && strlen(path) < CODECTL_PATH_MAX)
 		o->src.kpathname = path;
 	o->src.file = o->file;
-	o->src.origin = CODECTL_ORIGIN_DISCOVERED;
+	o->src.origin |= CODECTL_ORIGIN_DISCOVERED;
+	o->src.import_gen = o->gen;
+	/* Again after an import: only to replace it with the import's. */
+	if (o->stale && !o->imp)
+		return DSC_EXISTS;
 	r = codectl_register_elf(&o->src);
 	if (r == -EEXIST) {
 		/* Only the explicit registration of another part of it? */
@@ -700,7 +777,11 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	}
 	if (r)
 		return codectl_dsc_reason_of(r);
-	if (o->src.sframe_start)
+	if (o->stale)
+		atomic64_inc(&codectl_dsc.upgraded);
+	if (o->imp)
+		atomic64_inc(&codectl_dsc.imported);
+	else if (o->src.sframe_start)
 		atomic64_inc(&codectl_dsc.with_sframe);
 	else
 		atomic64_inc(&codectl_dsc.without_sframe);
@@ -720,6 +801,8 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	if (!o)
 		return false;
 	o->pc = pc;
+	/* Before any look-up: an import after this is seen next time. */
+	o->gen = READ_ONCE(codectl_import_gen);
 	r = codectl_dsc_vma(mm, o);
 	if (r < 0)
 		goto out;
@@ -730,6 +813,9 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	if (r == DSC_NOMEM || r == DSC_INTR) {
 		/* Transient: the next unwind that meets it asks again. */
 		atomic64_inc(&codectl_dsc.refused[r]);
+	} else if (r && o->stale) {
+		/* It keeps its registration; not again until the next import. */
+		WRITE_ONCE(o->stale->import_gen, o->gen);
 	} else if (r) {
 		atomic64_inc(&codectl_dsc.refused[r]);
 		cmm = codectl_mm_get_or_create(mm);
@@ -754,6 +840,10 @@ out:
 	kfree(o->ph);
 	kfree(o->debug_link);
 	kvfree(o->sframe);
+	if (o->imp)
+		codectl_import_put(o->imp);
+	if (o->stale)
+		codectl_reg_put(o->stale);
 	kfree(o->pathbuf);
 	kfree(o);
 	return examined;
@@ -839,6 +929,92 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	atomic_long_dec(&codectl_stats.discover_works);
 }
 
+/**
+ * codectl_discover_file() - read what an import needs of an object file
+ * @file:	the file, opened by the importer
+ * @elf:	out: its first executable segment (link-time addresses),
+ *		identity, build id, highest PT_LOAD end, and whether it has
+ *		a PT_GNU_SFRAME segment
+ *
+ * The file is read as discovery reads the objects it examines, with the
+ * same checks, for a load at its link-time addresses.
+ *
+ * Context: task context (reads the file).
+ * Return: 0, -ENOEXEC (not a regular file, not a 64-bit x86-64 ELF
+ * object with an executable PT_LOAD, malformed, or a read failed),
+ * -ETXTBSY (open for writing, or changed while read), -ENOMEM.
+ */
+int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
+{
+	struct inode *inode = file_inode(file);
+	struct codectl_dsc_obj *o;
+	bool exec = false;
+	unsigned int i;
+	int r;
+
+	memset(elf, 0, sizeof(*elf));
+	if (!S_ISREG(inode->i_mode))
+		return -ENOEXEC;
+	if (inode_is_open_for_write(inode))
+		return -ETXTBSY;
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	o->file = file;
+	o->size = i_size_read(inode);
+	r = codectl_dsc_ehdr(o);
+	/* Where the first executable segment would be mapped, unbiased. */
+	for (i = 0; !r && i < o->eh.e_phnum; i++) {
+		const struct elf64_phdr *p = &o->ph[i];
+
+		if (p->p_type == PT_GNU_SFRAME)
+			elf->has_sframe = true;
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (!codectl_dsc_seg_ok(o, p)) {
+			r = DSC_PHDRS;
+			break;
+		}
+		elf->load_end = max(elf->load_end, p->p_vaddr + p->p_memsz);
+		if ((p->p_flags & PF_X) && !exec) {
+			o->vm_off = p->p_offset & PAGE_MASK;
+			o->vm_start = p->p_vaddr & PAGE_MASK;
+			exec = true;
+		}
+	}
+	if (!r && !exec)
+		r = DSC_NO_LOAD;
+	if (!r)
+		r = codectl_dsc_layout(o);
+	if (!r && o->bias)
+		r = DSC_LAYOUT;
+	if (!r) {
+		codectl_dsc_build_id(o);
+		if (i_size_read(inode) != o->size ||
+		    inode_is_open_for_write(inode))
+			r = DSC_CHANGED;
+	}
+	if (!r) {
+		codectl_file_id(inode, &elf->obj.id);
+		elf->obj.text_vaddr = o->src.text_start;
+		elf->obj.text_end = o->src.text_end;
+		elf->obj.build_id_len = o->src.build_id_len;
+		memcpy(elf->obj.build_id, o->build_id, o->src.build_id_len);
+	}
+	kfree(o->ph);
+	kfree(o);
+	switch (r) {
+	case 0:
+		return 0;
+	case DSC_NOMEM:
+		return -ENOMEM;
+	case DSC_CHANGED:
+		return -ETXTBSY;
+	default:
+		return -ENOEXEC;
+	}
+}
+
 /* ---- debugfs, init, exit ---------------------------------------------- */
 
 /**
@@ -863,6 +1039,8 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "examined %lld\n", atomic64_read(&codectl_dsc.examined));
 	seq_printf(m, "with_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.with_sframe));
+	seq_printf(m, "imported %lld\n", atomic64_read(&codectl_dsc.imported));
+	seq_printf(m, "upgraded %lld\n", atomic64_read(&codectl_dsc.upgraded));
 	seq_printf(m, "without_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.without_sframe));
 	seq_printf(m, "covered %lld\n", atomic64_read(&codectl_dsc.covered));

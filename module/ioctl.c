@@ -279,6 +279,8 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return codectl_selftest_ioctl(file, cmd, arg);
 	case CODECTL_IOC_HOOK_STATS:
 		return codectl_hooks_ioctl((void __user *)arg);
+	case CODECTL_IOC_IMPORT:
+		return codectl_import_ioctl((void __user *)arg);
 	}
 
 	/* An option this module lacks is ENOTTY, whatever its argument. */

@@ -91,6 +91,7 @@ DEFINE_SHOW_ATTRIBUTE(codectl_stats);
 DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
 DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
 DEFINE_SHOW_ATTRIBUTE(codectl_discover);
+DEFINE_SHOW_ATTRIBUTE(codectl_imports);
 
 static struct dentry *codectl_debugfs;
 
@@ -122,6 +123,8 @@ static int __init codectl_init(void)
 			    &codectl_unwind_fops);
 	debugfs_create_file("discover", 0444, codectl_debugfs, NULL,
 			    &codectl_discover_fops);
+	debugfs_create_file("imports", 0444, codectl_debugfs, NULL,
+			    &codectl_imports_fops);
 	debugfs_create_file("hooks", 0444, codectl_debugfs, NULL,
 			    &codectl_hooks_fops);
 	/* Last: from here on perf, BPF and ftrace see our stacks. */
@@ -152,6 +155,7 @@ static void __exit codectl_exit(void)
 	codectl_deferred_exit();
 	/* No unwinder left to ask: wait for the discoveries queued. */
 	codectl_discover_exit();
+	codectl_import_exit();
 	/* No new snapshots, and the queued ones have been adopted or dropped. */
 	codectl_fork_exit();
 	codectl_registry_exit();

@@ -348,6 +348,43 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 	return 0;
 }
 
+/**
+ * codectl_sframe_check_copy() - would a kernel copy of a section register?
+ * @mem:	the section
+ * @addr:	the address it is decoded at
+ * @size:	its size
+ * @text_start:	its functions must lie in [@text_start, @text_end)
+ * @text_end:	see @text_start
+ *
+ * The full checks of registration, and a trial flat table (built and
+ * freed): what a synthesised section imported for later registrations
+ * (import.c) must pass.
+ *
+ * Return: 0, -ENOEXEC (refused), -EFBIG (no flat table: too many
+ * rules), -ENOMEM.
+ */
+int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
+			      u64 text_start, u64 text_end)
+{
+	struct codectl_reg *reg;
+	struct sframe_sec sec;
+	int err;
+
+	err = sframe_init(&sec, addr, size, mem, NULL, NULL);
+	if (!err)
+		err = codectl_sframe_judge(&sec, text_start, text_end, true);
+	if (err)
+		return -ENOEXEC;
+	reg = codectl_reg_alloc(CODECTL_KIND_ELF);
+	if (!reg)
+		return -ENOMEM;
+	reg->text_start = text_start;
+	reg->text_end = text_end;
+	err = codectl_sframe_flatten(reg, &sec);
+	codectl_reg_put(reg);
+	return err == -E2BIG ? -EFBIG : err;
+}
+
 /* Is all of [start, end) mapped from @file's inode?  Under the mmap lock. */
 static bool codectl_mapped_from(struct mm_struct *mm, u64 start, u64 end,
 				const struct file *file)
@@ -373,7 +410,8 @@ static bool codectl_mapped_from(struct mm_struct *mm, u64 start, u64 end,
  * registration (its notifier runs after the insertion) or had unmapped
  * the range before the check.  Nothing here reads user memory, which
  * could fault under the lock.  With @file, the ranges must be mapped
- * from that file: discovery's mappings must not have been replaced.
+ * from that file (the SFrame range unless synthesised, e.g. imported):
+ * discovery's mappings must not have been replaced.
  */
 static int codectl_add(struct codectl_reg *reg, const struct file *file)
 {
@@ -389,7 +427,7 @@ static int codectl_add(struct codectl_reg *reg, const struct file *file)
 	ret = codectl_reg_mapped(mm, reg) ? 0 : -EFAULT;
 	if (!ret && file &&
 	    (!codectl_mapped_from(mm, reg->text_start, reg->text_end, file) ||
-	     (reg->sframe_start &&
+	     (reg->sframe_start && !(reg->origin & CODECTL_ORIGIN_SYNTH) &&
 	      !codectl_mapped_from(mm, reg->sframe_start, reg->sframe_end,
 				   file))))
 		ret = -ESTALE;
@@ -477,6 +515,7 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 	reg->debug_link_crc = src->debug_link_crc;
 	reg->build_id_len = src->build_id_len;
 	reg->origin = src->origin;
+	reg->import_gen = src->import_gen;
 
 	reg->pathname = codectl_src_string(src->kpathname, src->upathname);
 	if (IS_ERR(reg->pathname)) {

@@ -615,12 +615,19 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 	return cmm;
 }
 
-/* May @reg take the place of @old, which its text range overlaps? */
+/*
+ * May @reg take the place of @old, which its text range overlaps?  An
+ * explicit registration replaces discovered ones; a discovered one with
+ * an SFrame section (an import that came later) replaces a discovered
+ * one without.
+ */
 static bool codectl_replaces(const struct codectl_reg *reg,
 			     const struct codectl_reg *old)
 {
-	return !(reg->origin & CODECTL_ORIGIN_DISCOVERED) &&
-	       (old->origin & CODECTL_ORIGIN_DISCOVERED);
+	if (!(old->origin & CODECTL_ORIGIN_DISCOVERED))
+		return false;
+	return !(reg->origin & CODECTL_ORIGIN_DISCOVERED) ||
+	       (reg->sframe_start && !old->sframe_start);
 }
 
 /**
@@ -632,7 +639,9 @@ static bool codectl_replaces(const struct codectl_reg *reg,
  * The registration is charged its size (struct and strings) against the
  * address space's max_bytes, and counts against max_registrations.  An
  * explicit registration (not CODECTL_ORIGIN_DISCOVERED) whose text
- * overlaps only discovered ones replaces them; any other overlap fails.
+ * overlaps only discovered ones replaces them, and so does a discovered
+ * one with SFrame overlapping discovered ones without (codectl_replaces());
+ * any other overlap fails.
  *
  * Return: 0, -EEXIST if its text range overlaps another registration
  * (see above), -ENOSPC past max_registrations, -ENOMEM past max_bytes or

@@ -692,7 +692,7 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	else if (w->set)
 		reg = codectl_set_find(w->set, pc);
 	w->last = reg;
-	if (!reg)
+	if (!reg || unlikely(codectl_reg_stale(reg)))
 		codectl_discover_request(pc);
 	if (reg && reg->sframe_start && !(w->flags & CODECTL_UNWIND_NO_SFRAME))
 		ret = codectl_step_sframe(w, reg, pc);

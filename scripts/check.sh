@@ -123,11 +123,14 @@ vm_stage() {
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a /sbin/ldconfig \
 		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
 }
 
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
 # module's tracer hooks (tests/vm/tracers.sh).  bpftrace's LLVM wants 3 GB.
+# The audit module's namespace looks ld.so up by its soname where Debian
+# has it (the guest has only /lib64's): it is copied there too.
 tracers_stage() {
 	local series=$1 ko t a=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
@@ -148,6 +151,8 @@ tracers_stage() {
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
+		-a /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
 		-- sh /tests/tracers.sh /codectl.ko
 }
 

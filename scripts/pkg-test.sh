@@ -202,9 +202,12 @@ state)
 	find /var/lib/dkms/codectl -name make.log -exec cat {} + >"$d/make.log" 2>/dev/null
 	for f in /etc/modprobe.d/codectl.conf /etc/modules-load.d/codectl.conf \
 		 /usr/lib/udev/rules.d/60-codectl.rules /usr/bin/codectl /usr/bin/codectl-stackdemo \
-		 /usr/lib/x86_64-linux-gnu/libcodectl.so.1; do
+		 /usr/lib/x86_64-linux-gnu/libcodectl.so.1 \
+		 /lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path; do
 		[ ! -e "$f" ] || { mkdir -p "$d/files$(dirname "$f")"; cp -L "$f" "$d/files$f"; }
 	done
+	# The units deb-systemd-helper enabled (no systemd runs in the root).
+	ls -l /etc/systemd/system/*.wants/ >"$d/wants.txt" 2>/dev/null
 	;;
 stray)
 	# The leftover check must see a file a purge would leave.
@@ -288,11 +291,20 @@ for series in "$@"; do
 	missing=""
 	for f in /etc/modprobe.d/codectl.conf /etc/modules-load.d/codectl.conf \
 		/usr/lib/udev/rules.d/60-codectl.rules /usr/bin/codectl /usr/bin/codectl-stackdemo \
-		/usr/lib/x86_64-linux-gnu/libcodectl.so.1; do
+		/usr/lib/x86_64-linux-gnu/libcodectl.so.1 \
+		/lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path; do
 		[ -e "$s/state-v1/files$f" ] || missing+=" $f"
 	done
-	check "$series: the packages' files are installed (modprobe.d, modules-load.d, udev rule, tools, libcodectl.so.1)${missing:+; missing:$missing}" \
+	check "$series: the packages' files are installed (modprobe.d, modules-load.d, udev rule, tools, libcodectl.so.1, systemd units)${missing:+; missing:$missing}" \
 		[ -z "$missing" ]
+	check "$series: codectl-import.service and .path enabled (multi-user.target, paths.target)" \
+		sh -c 'grep -q "codectl-import.service ->" "$1" && grep -q "codectl-import.path ->" "$1"' \
+		sh "$s/state-v1/wants.txt"
+	if command -v systemd-analyze >/dev/null; then
+		check "$series: systemd-analyze verify of the installed units" \
+			sh -c 'cd "$1" && systemd-analyze verify --man=no codectl-import.service codectl-import.path 2>&1 |
+				grep -v "is not executable" | { ! grep .; }' sh "$s/state-v1/files/lib/systemd/system"
+	fi
 
 	# --- 3. the signature -------------------------------------------------
 	signer=$(modinfo -F signer "$ko")
@@ -333,6 +345,10 @@ desc="codectl-stackdemo 3: main and 4 eval frames unwound by the kernel"
 t sh -c 'codectl-stackdemo 3 >/tmp/demo; cat /tmp/demo; awk "/^\$/ { exit } { print }" /tmp/demo >/tmp/first;
 	grep -q " main (codectl-stackdemo)" /tmp/first && [ "$(grep -c " eval (codectl-stackdemo)" /tmp/first)" -ge 4 ]'
 desc="codectl unwind: the unwinds counted"; t sh -c 'codectl unwind | grep -Eq "^unwinds +[1-9]"'
+# What codectl-import.service runs at boot, with the guest's ld.so.cache.
+exec_start=$(sed -n 's/^ExecStart=//p' /codectl-import.service)
+desc="codectl-import.service's ExecStart ($exec_start): libc imported"
+t sh -c "ldconfig && $exec_start | tail -n 1 && grep -q 'libc.so.6\$' /sys/kernel/debug/codectl/imports"
 desc="modprobe -r codectl"; t modprobe -r codectl
 desc="module gone"; t sh -c '! grep -q "^codectl " /proc/modules'
 echo "guest: $n passed, $f failed"
@@ -344,6 +360,8 @@ GUEST
 		-a "$f/usr/bin/codectl:/usr/bin/codectl"
 		-a "$f/usr/bin/codectl-stackdemo:/usr/bin/codectl-stackdemo"
 		-a "$f/usr/lib/x86_64-linux-gnu/libcodectl.so.1:/usr/lib/x86_64-linux-gnu/libcodectl.so.1"
+		-a "$f/lib/systemd/system/codectl-import.service:/codectl-import.service"
+		-a /sbin/ldconfig
 		-a "$tmp/guest.sh:/guest.sh")
 	"$top/scripts/vm-run.sh" "${vm_args[@]}" -l "$tmp/vm.log" -- sh /guest.sh "$dkms_version" \
 		>"$tmp/vm.out" 2>&1

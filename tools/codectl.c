@@ -25,6 +25,9 @@
  *   codectl synth -c FILE... the module's verdict on each section
  *                            (CODECTL_CHECK_SFRAME: the checks registration
  *                            runs), synthesised in this process's memory
+ *   codectl import FILE... | --system | --remove FILE... | --clear | --list
+ *                            SFrame synthesised for object files, handed
+ *                            to the module for every process (import.c)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -40,6 +43,8 @@
 #include <unistd.h>
 
 #include <codectl.h>
+
+#include "import.h"
 
 #define STATS_PATH "/sys/kernel/debug/codectl/stats"
 
@@ -330,14 +335,17 @@ static int cmd_synth(int argc, char **argv)
 static void usage(FILE *f)
 {
 	fputs("usage: codectl version | stats | self [--all] | unwind | "
-	      "synth [-o OUT] [-a ADDR] [-n N] FILE... | synth -c FILE...\n",
-	      f);
+	      "synth [-o OUT] [-a ADDR] [-n N] FILE... | synth -c FILE... | "
+	      "import FILE... | import --system | import --remove FILE... | "
+	      "import --clear | import --list\n", f);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "synth"))
 		return cmd_synth(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "import"))
+		return cmd_import(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
 		return cmd_self(1);
 	if (argc != 2) {

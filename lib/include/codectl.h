@@ -337,6 +337,43 @@ int codectl_register_object_all(const struct dl_phdr_info *info,
 				unsigned int flags);
 
 /*
+ * codectl_import_file - import an object's synthesised SFrame, system-wide
+ * @fd:		the object file, opened for reading (the file position is
+ *		not used)
+ * @flags:	0
+ * @stats:	out, may be NULL: what codectl_sframe_synth() found
+ *
+ * Synthesises an SFrame section from the object's .eh_frame for its
+ * link-time addresses (its first executable segment's functions), built
+ * for the page past its last PT_LOAD segment, and hands it to the module
+ * (CODECTL_IOC_IMPORT), which keeps it and uses it whenever discovery
+ * meets this file (same device, inode, generation, ctime and build id)
+ * in any process: the program needs neither libcodectl nor any change.
+ * A second import of the file, or of another file at the same path,
+ * replaces the first.  Needs CAP_SYS_ADMIN.
+ *
+ * Returns 0, or -1 with errno: EEXIST (the object has its own SFrame
+ * section: nothing to import), ENOEXEC (not an x86-64 ELF object with
+ * an executable segment), the errors of codectl_sframe_synth() (ENOENT:
+ * no CFI) and those of CODECTL_IOC_IMPORT (EPERM, ETXTBSY, EFBIG,
+ * ENOSPC, ...; ENOTTY from a module without imports; ENODEV without the
+ * module).
+ */
+int codectl_import_file(int fd, unsigned int flags,
+			struct codectl_synth_stats *stats);
+
+/*
+ * codectl_import_remove - drop the import of the file open at @fd
+ *
+ * Returns 0, or -1 with errno (ENOENT: it has none; EPERM; EBADF).
+ * Processes that registered the object with it keep their tables.
+ */
+int codectl_import_remove(int fd);
+
+/* codectl_import_clear - drop every import (CAP_SYS_ADMIN): 0 or -1. */
+int codectl_import_clear(void);
+
+/*
  * JIT code: a table builder for CODECTL_REGISTER_JIT.
  *
  * A JIT describes each piece of code it emits with an unwind rule (where

@@ -19,6 +19,9 @@ codectl_elf_info_from_phdr
 codectl_frame_name
 codectl_get_fd
 codectl_hook_stats
+codectl_import_clear
+codectl_import_file
+codectl_import_remove
 codectl_jit_add
 codectl_jit_create
 codectl_jit_destroy

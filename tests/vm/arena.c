@@ -66,6 +66,7 @@ const char *const kind_name[NR_KINDS] = {
 	[K_UNWIND] = "UNWIND",
 	[K_UNWIND_REQUEST] = "UNWIND_REQUEST",
 	[K_UNWIND_STATS] = "UNWIND_STATS",
+	[K_IMPORT] = "IMPORT",
 };
 
 /* From the header: common errors, then each option's own. */
@@ -81,6 +82,8 @@ static const int ok_unknown[] = { ENOTTY, 0 };
 static const int ok_unwind[] = { EINVAL, EFAULT, EINTR, ENOMEM, 0 };
 static const int ok_request[] = { EFAULT, ENOMEM, EBUSY, ENOSPC, EINVAL, 0 };
 static const int ok_stats[] = { EFAULT, 0 };
+static const int ok_import[] = { EPERM, EINVAL, EBADF, EFAULT, ENOEXEC, EEXIST,
+				 ETXTBSY, EFBIG, ENOSPC, ENOENT, ENOMEM, 0 };
 static const int *const allowed[NR_KINDS] = {
 	[CODECTL_UNREGISTER] = ok_unregister,
 	[CODECTL_REGISTER_ELF] = ok_elf,
@@ -92,6 +95,7 @@ static const int *const allowed[NR_KINDS] = {
 	[K_UNWIND] = ok_unwind,
 	[K_UNWIND_REQUEST] = ok_request,
 	[K_UNWIND_STATS] = ok_stats,
+	[K_IMPORT] = ok_import,
 };
 
 bool documented(int kind, int err)

@@ -45,7 +45,8 @@ static inline bool one_in(struct rng *r, unsigned int n)
 #define K_UNWIND (K_UNKNOWN + 1)
 #define K_UNWIND_REQUEST (K_UNKNOWN + 2)
 #define K_UNWIND_STATS (K_UNKNOWN + 3)
-#define NR_KINDS (K_UNKNOWN + 4)
+#define K_IMPORT (K_UNKNOWN + 4)
+#define NR_KINDS (K_UNKNOWN + 5)
 
 extern const char *const kind_name[NR_KINDS];
 /* Does uapi/linux/codectl.h document @err (> 0) for this option? */

@@ -122,6 +122,7 @@ static const struct test_case tests[] = {
 	T(synth_register, "REGISTER_ELF SYNTH: a buffer copied at once, freed after"),
 	T(synth_errors, "REGISTER_ELF SYNTH: EINVAL, EFAULT, ENOEXEC, EFBIG, ENOMEM"),
 	T(query_origin, "QUERY VER1 origin: REGISTERED; VER0 callers unchanged"),
+	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))

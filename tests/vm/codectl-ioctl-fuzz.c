@@ -24,7 +24,8 @@
  * kernel, non-canonical, odd, read-only or straddling into a hole, random
  * flags and reserved fields, huge lengths and counts, ranges over real
  * code (mmap'ed pages and this program's own text), valid and corrupted
- * SFrame sections, JIT tables with random headers; and, between calls,
+ * SFrame sections, JIT tables with random headers, IMPORTs for files
+ * with and without SFrame and for no file at all; and, between calls,
  * munmap/mmap/mremap/MAP_FIXED/mprotect/madvise of that memory.
  *
  * Checked: each answer is an errno uapi/linux/codectl.h documents for the
@@ -495,6 +496,71 @@ static void make_unwind_call(struct fuzz_thread *t, struct call *c, int kind)
 		c->must_fail = true;
 }
 
+/*
+ * CODECTL_IOC_IMPORT (the fuzzer runs as root): files with and without
+ * SFrame, not ELF, closed or wild descriptors; sections from the
+ * templates, this program's own, or anywhere; addresses and flags in and
+ * out of range.  At the end the fuzzer clears every import.
+ */
+static int import_fds[3] = { -1, -1, -1 };	/* libc, ourselves, /dev/null */
+
+static void make_import_call(struct fuzz_thread *t, struct call *c)
+{
+	struct rng *r = &t->rng;
+	struct codectl_import_info *ii;
+	int v = 1 + below(r, 3);
+
+	c->kind = K_IMPORT;
+	c->cmd = CODECTL_IOC_IMPORT;
+	if (one_in(r, 8)) {
+		c->args_ptr = pick_wild(r);
+		c->must_fail = true;
+		return;
+	}
+	c->args_ptr = (uintptr_t)t->scratch + 8 * below(r, 64);
+	ii = (void *)(uintptr_t)c->args_ptr;
+	memset(ii, 0, sizeof(*ii));
+	ii->fd = one_in(r, 8) ? (int)rnd(r) : below(r, 5) < 3 ?
+		 import_fds[below(r, 3)] : -1;
+	switch (below(r, 4)) {
+	case 0:
+		ii->sframe = arena_page(r, 1);
+		ii->sframe_size = sf_tmpl_len[v] + (one_in(r, 3) ? below(r, 64) : 0);
+		break;
+	case 1:
+		if (have_self) {
+			ii->sframe = self.sframe_start;
+			ii->sframe_size = self.sframe_end - self.sframe_start;
+			break;
+		}
+		/* fall through */
+	case 2:
+		ii->sframe = pick_wild(r);
+		ii->sframe_size = pick_len(r);
+		break;
+	default:
+		ii->sframe = (uintptr_t)t->scratch + 1024;
+		ii->sframe_size = below(r, 2048);
+		break;
+	}
+	switch (below(r, 4)) {
+	case 0:
+		ii->sframe_vaddr = rnd(r);
+		break;
+	case 1:
+		ii->sframe_vaddr = (uint64_t)below(r, 1 << 20) << 12;
+		break;
+	default:
+		ii->sframe_vaddr = 0x40000000ULL + ((uint64_t)below(r, 16) << 12);
+		break;
+	}
+	ii->flags = one_in(r, 8) ? rnd(r) : one_in(r, 6) ? CODECTL_IMPORT_REMOVE :
+		    one_in(r, 20) ? CODECTL_IMPORT_CLEAR : 0;
+	if ((ii->flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
+	    ii->flags == CODECTL_IMPORT_FLAGS_ALL)
+		c->must_fail = true;
+}
+
 /* Draw one call; its info is written into the thread's scratch. */
 static void make_call(struct fuzz_thread *t, struct call *c)
 {
@@ -517,7 +583,10 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 	memset(c, 0, sizeof(*c));
 	memset(&u, 0, sizeof(u));
 	/* Weights: registering and removing most, unknown commands least. */
-	switch (below(r, 23)) {
+	switch (below(r, 24)) {
+	case 23:
+		make_import_call(t, c);
+		return;
 	case 0 ... 5:	opt = CODECTL_REGISTER_ELF; break;
 	case 6 ... 9:	opt = CODECTL_REGISTER_JIT; break;
 	case 10 ... 12:	opt = CODECTL_UNREGISTER; break;
@@ -915,6 +984,9 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	}
 	g_fd = fuzz_fd;
 	have_self = !self_image_get(&self);
+	import_fds[0] = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC);
+	import_fds[1] = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	import_fds[2] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (!templates_create() || !arenas_create(seed)) {
 		tap(false, "setting up memory");
 		goto out;
@@ -968,7 +1040,14 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 
 		tap(n >= 0, "the queued trace records read back well formed (%ld)", n);
 	}
-	/* Clean up: whatever is still registered is removed. */
+	/* Clean up: whatever is still registered is removed, and imported. */
+	{
+		struct codectl_import_info ii = { .fd = -1, .flags = CODECTL_IMPORT_CLEAR };
+
+		rc = cc_ioctl(fuzz_fd, CODECTL_IOC_IMPORT, &ii);
+		tap(!rc || (rc == -EPERM && geteuid()), "IMPORT CLEAR after the calls (%s)",
+		    ename(rc));
+	}
 	removed = cc_unregister_all(fuzz_fd);
 	rc = cc_version(fuzz_fd, &v);
 	tap(removed >= 0 && !rc && !v.nr_registrations && !v.bytes,

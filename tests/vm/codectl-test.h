@@ -307,5 +307,7 @@ TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 TEST(hook_stats); TEST(hooks_param);
 /* t_synth.c: synthesised SFrame sections, QUERY's origin */
 TEST(synth_register); TEST(synth_errors); TEST(query_origin);
+/* t_import.c: CODECTL_IOC_IMPORT's errors */
+TEST(import_errors);
 
 #endif /* CODECTL_TEST_H */

@@ -72,7 +72,7 @@ UNPRIV_TESTS="version version_counts params_access elf_register_query
 elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
 common_e2big common_efault info_at_page_end elf_einval elf_efault_text
 elf_efault_sframe elf_efault_pointers elf_strings elf_build_id elf_enoexec
-sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault fd_independence
+sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault import_errors fd_independence
 fork_isolation concurrent_same_range vfork_exec fork_inherits fork_independent
 fork_grandchild fork_signal_pending vfork_shares clone_vm_shares munmap_text
 munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
@@ -398,6 +398,97 @@ else
 	not_ok "disc-test present" "$disc not found"
 fi
 echo "# time: discovery tests done after $(($(now) - t_start)) s"
+
+# --- 3e. imports ----------------------------------------------------------------
+# codectl import synthesises an object's SFrame from its .eh_frame and hands
+# it to the module (CODECTL_IOC_IMPORT); discovery then uses it in every
+# process (disc-test imported; without the import that test fails).
+impf=/sys/kernel/debug/codectl/imports
+nosf=$unwind_dir/disc/libdiscnosf.so
+imports_n() {
+	sed -n 's/^imports \([0-9]*\)$/\1/p' "$impf"
+}
+if [ -x "$disc" ] && [ -e "$nosf" ] && command -v codectl >/dev/null; then
+	out=$(codectl import "$nosf" 2>&1)
+	check "codectl import of an object without SFrame" "$out" \
+		sh -c 'echo "$1" | grep -q "^imported "' sh "$out"
+	echo "# $out"
+	check "debugfs imports lists it" "$(cat "$impf")" grep -q "libdiscnosf.so$" "$impf"
+	im0=$(disc_value imported)
+	run_prog "discovery uses the imported section" "$disc" imported
+	check "discover counts the registration with an imported section" \
+		"imported $im0 -> $(disc_value imported)" [ "$(disc_value imported)" -gt "$im0" ]
+	out=$(codectl import "$nosf" 2>&1)
+	check "a second import of the file replaces the first" \
+		"$out; imports $(imports_n)" [ "$(imports_n)" = 1 ]
+	out=$(codectl import "$disc" 2>&1)
+	check "an object with its own SFrame is skipped, not imported" \
+		"$out; imports $(imports_n)" sh -c '[ "$(sed -n "s/^imports //p" "$1")" = 1 ] &&
+			echo "$2" | grep -q "own SFrame"' sh "$impf" "$out"
+	out=$(codectl import /dev/null 2>&1)
+	check "codectl import of a non-ELF file fails, saying why" "$out" \
+		sh -c '! codectl import /dev/null 2>/dev/null && echo "$1" | grep -q "Exec format"' sh "$out"
+	check "codectl import --remove drops it" "imports $(imports_n)" \
+		sh -c 'codectl import --remove "$1" && [ "$(sed -n "s/^imports //p" "$2")" = 0 ]' sh "$nosf" "$impf"
+	if "$disc" imported >"$tmp/imp0.out" 2>&1; then
+		not_ok "disc-test imported fails without the import (negative control)" "it passed"
+	else
+		ok "disc-test imported fails without the import (negative control)"
+	fi
+	# A process that discovered the object before the import gets it.
+	rm -f "$tmp/late" "$tmp/late.out"
+	mkfifo "$tmp/late"
+	"$disc" --late-import <"$tmp/late" >"$tmp/late.out" 2>&1 &
+	lp=$!
+	exec 9>"$tmp/late"
+	i=0
+	while ! grep -q '^# ready' "$tmp/late.out" && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	up0=$(disc_value upgraded)
+	codectl import "$nosf" >/dev/null 2>&1
+	echo go >&9
+	exec 9>&-
+	wait $lp
+	cat "$tmp/late.out"
+	last=$(grep -E '^[0-9]+ passed' "$tmp/late.out" | tail -n 1)
+	check "an import after discovery: the running process's registration replaced" \
+		"${last:-no summary}; upgraded $up0 -> $(disc_value upgraded)" \
+		[ "$last" = "1 passed, 0 failed" -a "$(disc_value upgraded)" -gt "$up0" ]
+	codectl import --remove "$nosf"
+	# Every library of ld.so.cache (ldconfig builds it from the guest's).
+	if command -v ldconfig >/dev/null && ldconfig 2>/dev/null; then
+		t0=$(now)
+		out=$(codectl import --system 2>&1)
+		echo "# $(echo "$out" | tail -n 1) ($(($(now) - t0)) s in the guest)"
+		check "codectl import --system: libc imported, no failure" "$out" \
+			sh -c 'echo "$1" | grep -q " 0 failed" && grep -q "libc.so.6$" "$2"' sh "$out" "$impf"
+		echo "# $impf: $(tail -n 2 "$impf" | tr '\n' ' ')"
+		codectl import --clear
+		check "codectl import --clear drops every import" "imports $(imports_n)" \
+			[ "$(imports_n)" = 0 ]
+		# Kept for the unload tests below: rmmod with imports held.
+		codectl import --system >/dev/null 2>&1
+		# Imported sections are shared across processes like the
+		# files' own: the program, its plugin, libc and the others.
+		if command -v hold_run >/dev/null; then
+			im0=$(disc_value imported) h0=$(disc_value shared_hits)
+			hold_run 2
+			st=$(stat_value shared_tables) im1=$(disc_value imported)
+			h1=$(disc_value shared_hits)
+			hold_end
+			check "2 processes with imported libraries share their tables" \
+				"shared_tables $st, imported +$((im1 - im0)), shared_hits +$((h1 - h0))" \
+				[ "$st" -ge 3 -a $((im1 - im0)) -ge 2 -a $((h1 - h0)) -ge 3 ]
+		fi
+	else
+		not_ok "ldconfig builds /etc/ld.so.cache in the guest" "no ldconfig"
+	fi
+else
+	not_ok "codectl import tests can run" "disc-test, $nosf or codectl missing"
+fi
+echo "# time: import tests done after $(($(now) - t_start)) s"
 
 # --- 4. nothing left behind -------------------------------------------------
 check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \

@@ -34,6 +34,9 @@
 #     callback, memcpy, read on a pipe): registered with libc's rules
 #     synthesised from .eh_frame (codectl_register_all), >= 99% of the
 #     samples through libc complete to main; without them <= 20%;
+#   - the same system-wide: libc's rules imported (codectl import),
+#     libc-tracee registers nothing, >= 99%; after codectl import --clear
+#     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so: >= 99%;
 #   - jit-tracee, an example JIT whose generated code (no frame pointers)
 #     calls back into C, its rules registered with libcodectl's JIT
 #     table builder: >= 99% of the samples in the callback complete
@@ -326,12 +329,13 @@ libc_share() {
 	END { done(); printf "%d %d\n", total, complete }'
 }
 
-# libc_run NAME MODE REG: start libc-tracee, and once it has registered
+# libc_run NAME MODE REG: start libc-tracee (under LD_AUDIT=$LIBC_AUDIT
+# when set), and once it has registered
 # (its "ready" line) record it for 3 s (context switches for MODE read,
 # else cpu-clock); print "TOTAL COMPLETE"
 libc_run() {
 	name=$1 mode=$2 reg=$3
-	"$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
+	${LIBC_AUDIT:+env LD_AUDIT="$LIBC_AUDIT"} "$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
 	pid=$!
 	wait_ready "$tmp/$name.err"
 	if [ "$mode" = read ]; then
@@ -352,6 +356,41 @@ for mode in qsort memcpy read; do
 	r=$(libc_run "libc-$mode-nosynth" $mode -s)
 	expect_share "through libc ($mode): without libc's rules" "$r" le 20
 done
+
+# libc_modes TAG LABEL: libc-tracee -n in each mode, >= 99% complete.
+libc_modes() {
+	for mode in qsort memcpy read; do
+		r=$(libc_run "libc-$mode-$1" $mode -n)
+		expect_share "through libc ($mode): $2" "$r" ge 99
+	done
+}
+
+# --- through libc, system-wide: codectl import, no registration ---------------
+# libc's rules imported once (CODECTL_IOC_IMPORT); libc-tracee -n registers
+# nothing, discovery finds its own SFrame and libc's imported section.
+libc_so=/lib/x86_64-linux-gnu/libc.so.6
+if out=$(codectl import "$libc_so" 2>&1); then
+	ok "codectl import $libc_so"
+	echo "# $out"
+	libc_modes import "libc's rules imported, nothing registered"
+else
+	not_ok "codectl import $libc_so" "$out"
+fi
+codectl import --clear
+r=$(libc_run "libc-qsort-noimport" qsort -n)
+expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
+
+# --- through libc, per process: LD_AUDIT=libcodectl-audit.so -----------------
+# The rtld audit module registers every object as it is loaded, libc with
+# its synthesised rules; libc-tracee -n itself registers nothing (without
+# the audit module that is the run just above).
+LIBC_AUDIT=/lib/codectl/libcodectl-audit.so
+if [ -e "$LIBC_AUDIT" ]; then
+	libc_modes audit "LD_AUDIT=libcodectl-audit.so"
+else
+	not_ok "libcodectl-audit.so in the guest" "$LIBC_AUDIT is missing"
+fi
+LIBC_AUDIT=
 
 # --- JIT code: the example JIT's tables (libcodectl's codectl_jit_*) ---------
 # jit-tracee compiles expressions to x86-64 code without frame pointers at

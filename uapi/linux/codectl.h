@@ -768,6 +768,87 @@ struct codectl_hook_stats {
 #define CODECTL_HOOK_ATTACHED		0x1	/* the kprobe is registered */
 #define CODECTL_HOOK_FTRACE		0x2	/* ... on the ftrace site */
 
+/*
+ * System-wide imports of synthesised SFrame sections.
+ *
+ * Most distribution libraries have no .sframe section but do have
+ * .eh_frame.  User space (codectl import, libcodectl's
+ * codectl_import_file()) synthesises an SFrame section from an object's
+ * CFI once and hands it to the module with CODECTL_IOC_IMPORT; from then
+ * on discovery (module parameter discover) uses it for that object in
+ * every address space that maps it, wherever it is loaded, as if the
+ * object had carried it.  A process whose discovery registered the object
+ * without SFrame before the import gets it too: the next unwind that
+ * meets the object has discovery look at it again, and the registration
+ * is replaced by one with the imported section.
+ *
+ * An import is keyed by the file's identity (device, inode number and
+ * generation, ctime: a file rewritten in place is another file) and its
+ * GNU build id, and covers the object's first executable PT_LOAD
+ * segment.  Importing a file again replaces its import; importing a file
+ * whose pathname (as the kernel resolves the descriptor) another import
+ * has replaces that one too (a library upgraded by renaming a new file
+ * over it).  Imports live until removed (CODECTL_IMPORT_REMOVE,
+ * CODECTL_IMPORT_CLEAR) or the module is unloaded; their total size is
+ * bounded by the module parameter import_max_bytes.  debugfs
+ * codectl/imports lists them.
+ */
+
+/* codectl_import_info.flags */
+#define CODECTL_IMPORT_REMOVE		0x1u	/* drop @fd's import */
+#define CODECTL_IMPORT_CLEAR		0x2u	/* drop every import */
+#define CODECTL_IMPORT_FLAGS_ALL	0x3u
+
+/**
+ * struct codectl_import_info - CODECTL_IOC_IMPORT: import a synthesised
+ *	SFrame section for an object file, system-wide
+ * @sframe:	pointer to the section (e.g. from codectl_sframe_synth()
+ *		with bias 0), built for the link-time address @sframe_vaddr
+ * @sframe_size: its size; at most the module parameter sframe_flat_max
+ * @sframe_vaddr: the link-time address the section was built for
+ *		(SFrame stores function starts relative to the section): not
+ *		0, page aligned, and past the object's PT_LOAD segments (the
+ *		section is never mapped; in a process it is taken to lie at
+ *		the object's load bias plus @sframe_vaddr, which QUERY
+ *		reports, with CODECTL_ORIGIN_DISCOVERED | CODECTL_ORIGIN_SYNTH)
+ * @fd:		the object's file, opened for reading (a regular file,
+ *		64-bit x86-64 ELF, not open for writing anywhere)
+ * @flags:	0, CODECTL_IMPORT_REMOVE (@fd only) or CODECTL_IMPORT_CLEAR
+ *		(nothing else is read)
+ *
+ * The section is checked as CODECTL_REGISTER_ELF checks one (every FDE
+ * and FRE, whatever validate_sframe says), its functions inside the
+ * object's first executable segment at link-time addresses, and copied.
+ * Needs CAP_SYS_ADMIN.
+ *
+ * Errors:
+ *   EPERM    the caller lacks CAP_SYS_ADMIN.
+ *   EINVAL   unknown @flags or both of them; @sframe_vaddr 0, not page
+ *            aligned, or the section would wrap or end above the user
+ *            address space; @sframe_size 0.
+ *   EBADF    @fd is not an open file descriptor.
+ *   EFAULT   the section cannot be read.
+ *   ENOEXEC  @fd is not a regular file holding a 64-bit x86-64 ELF
+ *            object with an executable PT_LOAD (or its headers cannot
+ *            be read), @sframe_vaddr lies inside its segments, or the
+ *            section is refused.
+ *   EEXIST   the object has its own SFrame section (PT_GNU_SFRAME):
+ *            discovery uses that one.
+ *   ETXTBSY  the file is open for writing.
+ *   EFBIG    @sframe_size is larger than sframe_flat_max, or the section
+ *            gets no flat table (too many distinct rules).
+ *   ENOSPC   the imports would exceed import_max_bytes.
+ *   ENOENT   CODECTL_IMPORT_REMOVE: @fd's file has no import.
+ *   ENOMEM   out of memory.
+ */
+struct codectl_import_info {
+	__u64 sframe;
+	__u64 sframe_size;
+	__u64 sframe_vaddr;
+	__s32 fd;
+	__u32 flags;
+};
+
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)
 #define CODECTL_IOC_UNWIND_REQUEST	_IOR(CODECTL_IOC_MAGIC, 0x41, __u64)
@@ -779,5 +860,7 @@ struct codectl_hook_stats {
 					      struct codectl_selftest_args)
 #define CODECTL_IOC_HOOK_STATS		_IOWR(CODECTL_IOC_MAGIC, 0x45, \
 					      struct codectl_hook_stats)
+#define CODECTL_IOC_IMPORT		_IOW(CODECTL_IOC_MAGIC, 0x46, \
+					     struct codectl_import_info)
 
 #endif /* _UAPI_LINUX_CODECTL_H */

@@ -7,7 +7,9 @@
  * (module parameter discover): the first unwind falls back (and asks for
  * a discovery), the next one is complete, through the plugin.
  *
- *   disc-test [-v] [TEST...]    the tests (all by default); exit status 1
+ *   disc-test [-v] [TEST...]    the tests (all by default, but
+ *                               "imported", which needs `codectl import
+ *                               libdiscnosf.so` first); exit status 1
  *                               on failure, so with discover=0 it fails
  *   disc-test --hold N          N processes of this binary, each after its
  *                               first two unwinds, print "# held", wait
@@ -16,6 +18,9 @@
  *                               executable and unwound (hostile input)
  *   disc-test --late            a process that runs before the module is
  *                               loaded: unwinds once stdin has a line
+ *   disc-test --late-import     libdiscnosf.so discovered without SFrame;
+ *                               once stdin has a line (imported meanwhile)
+ *                               its unwinds must use the import
  *   disc-test --exec-check      (internal: the exec test's new image)
  *
  * Output is TAP-like, ending with "N passed, N failed".
@@ -313,6 +318,110 @@ static int t_no_sframe(void)
 		dump("through the object without SFrame", &t);
 	dlclose(h);
 	return 0;
+}
+
+/*
+ * libdiscnosf.so after `codectl import` of it (guest-suite.sh): its
+ * registration is DISCOVERED | SYNTH, and its caller is found with the
+ * imported rules, not with frame pointers.  Run only when named.
+ */
+static void *nosf_open(void **h)
+{
+	char path[PATH_MAX + 32];
+	void *fn;
+
+	snprintf(path, sizeof(path), "%s/libdiscnosf.so", dir);
+	*h = dlopen(path, RTLD_NOW);
+	if (!*h) {
+		fail("dlopen libdiscnosf.so: %s", dlerror());
+		return NULL;
+	}
+	fn = dlsym(*h, "nosf_entry");
+	if (!fn)
+		fail("no nosf_entry");
+	return fn;
+}
+
+/* @n unwinds through nosf_entry at @fn; @t gets the last one. */
+static void nosf_unwinds(void *fn, int n, struct trace *t)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(t, 0, sizeof(*t));
+		cur = t;
+		((plug_fn)fn)(d_cb, i + 1);
+	}
+}
+
+/*
+ * The registration of libdiscnosf.so is DISCOVERED | SYNTH with a
+ * section, and frame 2, nosf_entry's caller, was found with
+ * nosf_entry's imported rule.
+ */
+static void expect_imported(const char *what, void *fn, const struct trace *t)
+{
+	struct codectl_query_info q;
+	char path[PATH_MAX];
+	int rc;
+
+	rc = query((uintptr_t)fn, &q, path, sizeof(path));
+	if (rc)
+		fail("%s: QUERY at %p: %s", what, fn, strerror(-rc));
+	else if (q.origin != (CODECTL_ORIGIN_DISCOVERED | CODECTL_ORIGIN_SYNTH) ||
+		 !q.sframe_start)
+		fail("%s: origin %#x, sframe [%#llx,%#llx): expected DISCOVERED|SYNTH with a section",
+		     what, q.origin, ULL(q.sframe_start), ULL(q.sframe_end));
+	if (t->nr < 3 || t->methods[2] != CODECTL_FRAME_SFRAME) {
+		fail("%s: the caller of the imported object not found with SFrame",
+		     what);
+		dump(what, t);
+	}
+}
+
+static int t_imported(void)
+{
+	struct trace t;
+	void *h, *fn;
+
+	fn = nosf_open(&h);
+	if (!fn)
+		return 1;
+	nosf_unwinds(fn, 2, &t);
+	expect_imported("libdiscnosf.so", fn, &t);
+	dlclose(h);
+	return 0;
+}
+
+/*
+ * --late-import: libdiscnosf.so discovered without SFrame, then (once
+ * stdin has a line: guest-suite.sh imports it meanwhile) the unwinds
+ * after the import must use it: the first one asks discovery to look
+ * again, the next is complete.
+ */
+static int late_import_main(void)
+{
+	struct trace t;
+	char line[16];
+	void *h, *fn;
+
+	fn = nosf_open(&h);
+	if (!fn)
+		goto out;
+	nosf_unwinds(fn, 2, &t);
+	expect_discovered("before the import", fn, 0, "libdiscnosf.so");
+	printf("# ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		fail("stdin closed before the go");
+	nosf_unwinds(fn, 2, &t);
+	expect_imported("after the import", fn, &t);
+	dlclose(h);
+out:
+	printf("%s 1 - an import after discovery replaces its registration\n",
+	       failed ? "not ok" : "ok");
+	printf("%d passed, %d failed\n", !failed, !!failed);
+	return !!failed;
 }
 
 static int t_dlclose_dlopen(void)
@@ -707,15 +816,18 @@ static const struct {
 	const char *name;
 	int (*fn)(void);
 	const char *what;
+	int named;	/* run only when named */
 } tests[] = {
 	{ "first_then_complete", t_first_then_complete,
-	  "the first unwind falls back, the next is complete through the plugin" },
-	{ "no_sframe", t_no_sframe, "an object without SFrame: registered without it" },
-	{ "dlclose_dlopen", t_dlclose_dlopen, "dlclose drops it, dlopen finds it again (3 cycles)" },
-	{ "fork", t_fork, "a forked child is complete at its first unwind" },
-	{ "exec", t_exec, "an exec'd image: first unwind falls back, the next is complete" },
+	  "the first unwind falls back, the next is complete through the plugin", 0 },
+	{ "no_sframe", t_no_sframe, "an object without SFrame: registered without it", 0 },
+	{ "dlclose_dlopen", t_dlclose_dlopen, "dlclose drops it, dlopen finds it again (3 cycles)", 0 },
+	{ "fork", t_fork, "a forked child is complete at its first unwind", 0 },
+	{ "exec", t_exec, "an exec'd image: first unwind falls back, the next is complete", 0 },
 	{ "explicit_replaces", t_explicit_replaces,
-	  "REGISTER_ELF replaces a discovered registration; a second one is EEXIST" },
+	  "REGISTER_ELF replaces a discovered registration; a second one is EEXIST", 0 },
+	{ "imported", t_imported,
+	  "an object imported by codectl import: its caller found with the imported rules", 1 },
 };
 
 int main(int argc, char **argv)
@@ -740,6 +852,8 @@ int main(int argc, char **argv)
 		printf("# %s: %m\n0 passed, 1 failed\n", CODECTL_DEVICE);
 		return 1;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--late-import"))
+		return late_import_main();
 	if (argc > 3 && !strcmp(argv[1], "--fuzz")) {
 		i = fuzz_main(atoi(argv[2]), strtoull(argv[3], NULL, 0));
 		printf("%d passed, %d failed\n", !i && !failed, i || failed);
@@ -758,7 +872,7 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	for (i = 0; i < (int)(sizeof(tests) / sizeof(tests[0])); i++) {
-		ran = argc <= 1;
+		ran = argc <= 1 && !tests[i].named;
 		for (j = 1; j < argc; j++)
 			ran |= !strcmp(argv[j], tests[i].name);
 		if (!ran)

@@ -4,10 +4,12 @@
  * SFrame nor frame pointers: tests/vm/tracers.sh samples it with perf and
  * counts the stacks that go through libc to main.
  *
- *   libc-tracee [-a|-s] MODE SECONDS
+ *   libc-tracee [-a|-s|-n] MODE SECONDS
  *     -a      register every loaded object with codectl_register_all():
  *             its own SFrame, and libc's synthesised from .eh_frame
  *     -s      the same with CODECTL_ALL_NO_SYNTH: libc without SFrame
+ *     -n      register nothing (the default): discovery finds what there
+ *             is, libc's rules only if `codectl import` gave them
  *     MODE    qsort: qsort() of an array with a callback of ours (samples
  *             in the callback unwind through libc's qsort back to us);
  *             memcpy: large memcpy() calls; read: a thread writes a
@@ -100,8 +102,8 @@ int main(int argc, char **argv)
 	int opt, reg = 0, n = 0;
 	pthread_t t;
 
-	while ((opt = getopt(argc, argv, "as")) != -1) {
-		if (opt != 'a' && opt != 's')
+	while ((opt = getopt(argc, argv, "asn")) != -1) {
+		if (opt != 'a' && opt != 's' && opt != 'n')
 			return 2;
 		reg = opt;
 	}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * codectl_import_file() and friends: synthesise an object file's SFrame
+ * section from its CFI for its link-time addresses and hand it to the
+ * module (CODECTL_IOC_IMPORT), which uses it in every process mapping
+ * the object.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "codectl.h"
+#include "internal.h"
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
+#define IMPORT_MAX_PHDRS	128
+#define IMPORT_PAGE		4096ULL
+
+/* The object's layout: first executable segment, end of the last one. */
+struct import_layout {
+	uint64_t text_lo, text_hi;
+	uint64_t load_end;
+	int has_sframe;
+};
+
+static int import_layout(int fd, struct import_layout *l)
+{
+	Elf64_Phdr ph[IMPORT_MAX_PHDRS];
+	Elf64_Ehdr eh;
+	int exec = 0;
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	if (codectl__pread_all(fd, &eh, sizeof(eh), 0))
+		return -1;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum ||
+	    eh.e_phnum > IMPORT_MAX_PHDRS) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	if (codectl__pread_all(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_GNU_SFRAME)
+			l->has_sframe = 1;
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr + ph[i].p_memsz > l->load_end)
+			l->load_end = ph[i].p_vaddr + ph[i].p_memsz;
+		if ((ph[i].p_flags & PF_X) && !exec) {
+			l->text_lo = ph[i].p_vaddr;
+			l->text_hi = ph[i].p_vaddr + ph[i].p_memsz;
+			exec = 1;
+		}
+	}
+	if (!exec) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	return 0;
+}
+
+static int import_ioctl(struct codectl_import_info *info)
+{
+	int fd = codectl_get_fd();
+
+	if (fd < 0)
+		return -1;
+	return ioctl(fd, CODECTL_IOC_IMPORT, info);
+}
+
+CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,
+				       struct codectl_synth_stats *stats)
+{
+	struct codectl_import_info info;
+	struct import_layout l;
+	size_t size;
+	void *sec;
+	int ret, saved;
+
+	if (fd < 0 || flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (import_layout(fd, &l))
+		return -1;
+	if (l.has_sframe) {
+		errno = EEXIST;
+		return -1;
+	}
+	memset(&info, 0, sizeof(info));
+	/* Past every segment, where nothing of the object is mapped. */
+	info.sframe_vaddr = (l.load_end + IMPORT_PAGE - 1) & ~(IMPORT_PAGE - 1);
+	if (codectl__sframe_synth_range(fd, 0, l.text_lo, l.text_hi,
+					info.sframe_vaddr, 0, &sec, &size,
+					stats))
+		return -1;
+	info.sframe = (uint64_t)(uintptr_t)sec;
+	info.sframe_size = size;
+	info.fd = fd;
+	ret = import_ioctl(&info);
+	saved = errno;
+	free(sec);
+	errno = saved;
+	return ret;
+}
+
+CODECTL_EXPORT int codectl_import_remove(int fd)
+{
+	struct codectl_import_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.fd = fd;
+	info.flags = CODECTL_IMPORT_REMOVE;
+	return import_ioctl(&info);
+}
+
+CODECTL_EXPORT int codectl_import_clear(void)
+{
+	struct codectl_import_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.fd = -1;
+	info.flags = CODECTL_IMPORT_CLEAR;
+	return import_ioctl(&info);
+}

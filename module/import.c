@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Imports: synthesised SFrame sections for object files, system-wide.
+ *
+ * CODECTL_IOC_IMPORT (CAP_SYS_ADMIN) hands the module an SFrame section
+ * that user space built from an object's .eh_frame, for the object's
+ * link-time addresses.  The module checks it against the file (read with
+ * discovery's ELF reader), keeps a copy here, keyed by the file's
+ * identity, its build id and the executable segment it covers, and
+ * discovery (discover.c) uses it when it examines that object in any
+ * address space: the section is registered as the object's own would
+ * be, at the object's load bias plus the address it was built for, and
+ * its flat table is shared across address spaces (share.c) as for a
+ * section read from the file.
+ *
+ * The store is a small hash table under a spinlock; entries are
+ * refcounted, so discovery uses an entry's bytes outside the lock while
+ * an import replaces or removes it.  Nothing here runs in NMI or
+ * interrupt context: imports are made by the ioctl and read by
+ * discovery's task_work.
+ */
+#include <linux/capability.h>
+#include <linux/dcache.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/refcount.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "codectl.h"
+
+#define CODECTL_IMPORT_BITS	8
+
+static unsigned long codectl_import_max_bytes = 128UL << 20;
+module_param_named(import_max_bytes, codectl_import_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(import_max_bytes,
+		 "Total size of the SFrame sections CODECTL_IOC_IMPORT may hold (default 128 MiB)");
+
+/**
+ * struct codectl_import - one imported section
+ * @ref:	the store's and each user's
+ * @node:	in codectl_import_table, hashed by the file's identity
+ * @obj:	the object it was imported for
+ * @pathname:	the file's path at import (replacement by path), or NULL
+ * @sframe_vaddr: the link-time address the section was built for
+ * @size:	bytes of @sec
+ * @sec:	the section
+ */
+struct codectl_import {
+	refcount_t ref;
+	struct hlist_node node;
+	struct codectl_file_obj obj;
+	char *pathname;
+	u64 sframe_vaddr;
+	u64 size;
+	u8 *sec;
+};
+
+/* Bumped after each import is inserted: see codectl_reg_stale(). */
+unsigned int codectl_import_gen;
+
+static DEFINE_HASHTABLE(codectl_import_table, CODECTL_IMPORT_BITS);
+static DEFINE_SPINLOCK(codectl_import_lock);
+static unsigned long codectl_import_bytes;	/* under the lock */
+static unsigned long codectl_import_count;	/* under the lock */
+
+static u32 codectl_import_hash(const struct codectl_file_id *id)
+{
+	return jhash(id, sizeof(*id), 0);
+}
+
+static void codectl_import_free(struct codectl_import *imp)
+{
+	kvfree(imp->sec);
+	kfree(imp->pathname);
+	kfree(imp);
+}
+
+/**
+ * codectl_import_put() - drop a reference to an import
+ * @imp:	from codectl_import_get()
+ */
+void codectl_import_put(struct codectl_import *imp)
+{
+	if (refcount_dec_and_test(&imp->ref))
+		codectl_import_free(imp);
+}
+
+/* Unhash @imp (under the lock); the caller puts the store's reference. */
+static void codectl_import_unhash(struct codectl_import *imp)
+{
+	hash_del(&imp->node);
+	codectl_import_bytes -= imp->size;
+	codectl_import_count--;
+}
+
+/**
+ * codectl_import_get() - the import of an object discovery examines
+ * @obj:	the object: file identity, build id, executable segment (its
+ *		link-time start and end)
+ * @sec:	out: the section
+ * @size:	out: its size
+ * @vaddr:	out: the link-time address it was built for
+ *
+ * Context: any but NMI; takes a spinlock.
+ * Return: the import, with a reference the caller drops with
+ * codectl_import_put() once done with @sec, or NULL.
+ */
+struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
+					  const u8 **sec, u64 *size,
+					  u64 *vaddr)
+{
+	struct codectl_import *imp, *found = NULL;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each_possible(codectl_import_table, imp, node,
+			       codectl_import_hash(&obj->id)) {
+		if (!memcmp(&imp->obj, obj, sizeof(*obj))) {
+			refcount_inc(&imp->ref);
+			found = imp;
+			break;
+		}
+	}
+	spin_unlock(&codectl_import_lock);
+	if (found) {
+		*sec = found->sec;
+		*size = found->size;
+		*vaddr = found->sframe_vaddr;
+	}
+	return found;
+}
+
+/**
+ * codectl_import_has_file() - is there an import for this file?
+ * @id:		the file
+ *
+ * Context: any but NMI; takes a spinlock.
+ * Return: true when some import was made for the file (any segment).
+ */
+bool codectl_import_has_file(const struct codectl_file_id *id)
+{
+	struct codectl_import *imp;
+	bool found = false;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each_possible(codectl_import_table, imp, node,
+			       codectl_import_hash(id))
+		if (!memcmp(&imp->obj.id, id, sizeof(*id)))
+			found = true;
+	spin_unlock(&codectl_import_lock);
+	return found;
+}
+
+/* Drop every import; or those of @id's file when @id is not NULL. */
+static unsigned int codectl_import_drop(const struct codectl_file_id *id)
+{
+	struct codectl_import *imp;
+	struct hlist_node *tmp;
+	HLIST_HEAD(dead);
+	unsigned int n = 0, bkt;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each_safe(codectl_import_table, bkt, tmp, imp, node) {
+		if (id && memcmp(&imp->obj.id, id, sizeof(*id)))
+			continue;
+		codectl_import_unhash(imp);
+		hlist_add_head(&imp->node, &dead);
+		n++;
+	}
+	spin_unlock(&codectl_import_lock);
+	hlist_for_each_entry_safe(imp, tmp, &dead, node)
+		codectl_import_put(imp);
+	return n;
+}
+
+/*
+ * Insert @new, replacing the imports of the same file and those whose
+ * pathname is @new's (an upgraded library renamed over the old one).
+ */
+static int codectl_import_insert(struct codectl_import *new)
+{
+	unsigned long max = READ_ONCE(codectl_import_max_bytes);
+	unsigned long freed = 0;
+	struct codectl_import *imp;
+	struct hlist_node *tmp;
+	HLIST_HEAD(dead);
+	unsigned int bkt;
+	int ret = 0;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each(codectl_import_table, bkt, imp, node)
+		if (!memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) ||
+		    (imp->pathname && new->pathname &&
+		     !strcmp(imp->pathname, new->pathname)))
+			freed += imp->size;
+	if (codectl_import_bytes - freed + new->size > max) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	hash_for_each_safe(codectl_import_table, bkt, tmp, imp, node) {
+		if (memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) &&
+		    (!imp->pathname || !new->pathname ||
+		     strcmp(imp->pathname, new->pathname)))
+			continue;
+		codectl_import_unhash(imp);
+		hlist_add_head(&imp->node, &dead);
+	}
+	hash_add(codectl_import_table, &new->node,
+		 codectl_import_hash(&new->obj.id));
+	codectl_import_bytes += new->size;
+	codectl_import_count++;
+	/* After the insertion: discovery samples it before its look-up. */
+	WRITE_ONCE(codectl_import_gen, codectl_import_gen + 1);
+out:
+	spin_unlock(&codectl_import_lock);
+	hlist_for_each_entry_safe(imp, tmp, &dead, node)
+		codectl_import_put(imp);
+	return ret;
+}
+
+/* The checks of struct codectl_import_info that need no file. */
+static int codectl_import_args_ok(const struct codectl_import_info *info)
+{
+	u64 end;
+
+	if (!info->sframe_vaddr || !PAGE_ALIGNED(info->sframe_vaddr) ||
+	    !info->sframe_size ||
+	    check_add_overflow(info->sframe_vaddr, info->sframe_size, &end) ||
+	    end > TASK_SIZE_MAX)
+		return -EINVAL;
+	if (info->sframe_size > READ_ONCE(codectl_sframe_flat_max))
+		return -EFBIG;
+	return 0;
+}
+
+/* Import @info's section for @file. */
+static int codectl_import_add(struct file *file,
+			      const struct codectl_import_info *info)
+{
+	struct codectl_import *imp;
+	struct codectl_file_elf elf;
+	char *buf, *path;
+	int ret;
+
+	ret = codectl_import_args_ok(info);
+	if (ret)
+		return ret;
+	ret = codectl_discover_file(file, &elf);
+	if (ret)
+		return ret;
+	if (elf.has_sframe)
+		return -EEXIST;
+	if (info->sframe_vaddr < elf.load_end)
+		return -ENOEXEC;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!imp)
+		return -ENOMEM;
+	refcount_set(&imp->ref, 1);
+	imp->obj = elf.obj;
+	imp->sframe_vaddr = info->sframe_vaddr;
+	imp->size = info->sframe_size;
+	imp->sec = kvmalloc(imp->size, GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (!imp->sec)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(imp->sec, u64_to_user_ptr(info->sframe), imp->size))
+		goto out;
+	ret = codectl_sframe_check_copy(imp->sec, imp->sframe_vaddr, imp->size,
+					elf.obj.text_vaddr, elf.obj.text_end);
+	if (ret)
+		goto out;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (buf) {
+		path = d_path(&file->f_path, buf, PATH_MAX);
+		if (!IS_ERR(path))
+			imp->pathname = kstrdup(path, GFP_KERNEL_ACCOUNT);
+		kfree(buf);
+	}
+	ret = codectl_import_insert(imp);
+	if (!ret)
+		return 0;
+out:
+	codectl_import_free(imp);
+	return ret;
+}
+
+/**
+ * codectl_import_ioctl() - CODECTL_IOC_IMPORT
+ * @uinfo:	user pointer to struct codectl_import_info
+ *
+ * Context: task context.
+ * Return: 0 or the errnos documented in uapi/linux/codectl.h.
+ */
+long codectl_import_ioctl(const void __user *uinfo)
+{
+	struct codectl_import_info info;
+	struct codectl_file_id id;
+	struct file *file;
+	long ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&info, uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
+	    info.flags == CODECTL_IMPORT_FLAGS_ALL)
+		return -EINVAL;
+	if (info.flags & CODECTL_IMPORT_CLEAR) {
+		codectl_import_drop(NULL);
+		return 0;
+	}
+	file = fget(info.fd);
+	if (!file)
+		return -EBADF;
+	if (info.flags & CODECTL_IMPORT_REMOVE) {
+		codectl_file_id(file_inode(file), &id);
+		ret = codectl_import_drop(&id) ? 0 : -ENOENT;
+	} else {
+		ret = codectl_import_add(file, &info);
+	}
+	fput(file);
+	return ret;
+}
+
+/**
+ * codectl_imports_show() - debugfs codectl/imports
+ * @m:		the seq_file
+ * @v:		unused
+ *
+ * A line per import: device, inode, build id, link-time text range,
+ * section address and size, pathname; then the totals.
+ *
+ * Return: 0.
+ */
+int codectl_imports_show(struct seq_file *m, void *v)
+{
+	struct codectl_import *imp;
+	unsigned int bkt, i;
+
+	spin_lock(&codectl_import_lock);
+	hash_for_each(codectl_import_table, bkt, imp, node) {
+		seq_printf(m, "%u:%u %llu ", MAJOR(imp->obj.id.dev),
+			   MINOR(imp->obj.id.dev), imp->obj.id.ino);
+		for (i = 0; i < imp->obj.build_id_len; i++)
+			seq_printf(m, "%02x", imp->obj.build_id[i]);
+		if (!imp->obj.build_id_len)
+			seq_puts(m, "-");
+		seq_printf(m, " %llx-%llx %llx %llu %s\n", imp->obj.text_vaddr,
+			   imp->obj.text_end, imp->sframe_vaddr, imp->size,
+			   imp->pathname ?: "-");
+	}
+	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,
+		   codectl_import_bytes);
+	spin_unlock(&codectl_import_lock);
+	return 0;
+}
+
+/**
+ * codectl_import_exit() - drop every import (module unload)
+ *
+ * Discovery is stopped by then: nobody holds a reference.
+ */
+void codectl_import_exit(void)
+{
+	codectl_import_drop(NULL);
+}

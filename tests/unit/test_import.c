@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl_import_file(), _remove() and _clear() with the fake device,
+ * which checks each imported section at the moment of the call (the
+ * library frees it afterwards) with the project's decoder, at the
+ * address it was built for, confined to the object's first executable
+ * segment at link-time addresses: what the kernel checks.  Debian's libc
+ * has no SFrame of its own; libcodectl has one.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fakedev.h"
+#include "sframe.h"
+
+#define LIBC	"/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBCODECTL "../../lib/libcodectl.so.1"
+
+struct rec {
+	unsigned int calls;
+	struct codectl_import_info info;
+	int valid;			/* sframe_validate() in the segment */
+	uint32_t num_fdes;
+	int probe_err;			/* sframe_find() at the probe */
+};
+
+static struct rec rec;
+static uint64_t text_lo, text_hi, load_end;	/* libc's, link-time */
+static uint64_t probe;			/* qsort, link-time */
+static int kernel_errno;
+
+static int kernel(unsigned long request, struct codectl_args *args)
+{
+	const struct codectl_import_info *ii = (const void *)args;
+	struct sframe_rule rule;
+	struct sframe_sec s;
+
+	if (request != CODECTL_IOC_IMPORT)
+		return -ENOTTY;
+	rec.calls++;
+	rec.info = *ii;
+	rec.valid = 0;
+	rec.probe_err = -1;
+	if (!ii->flags && ii->sframe &&
+	    !sframe_init(&s, ii->sframe_vaddr, ii->sframe_size,
+			 (const uint8_t *)(uintptr_t)ii->sframe, NULL, NULL)) {
+		s.text_start = text_lo;
+		s.text_end = text_hi;
+		rec.valid = sframe_validate(&s) == SFRAME_OK;
+		rec.num_fdes = s.hdr.num_fdes;
+		rec.probe_err = sframe_find(&s, probe, &rule);
+	}
+	return kernel_errno ? -kernel_errno : 0;
+}
+
+/* libc's first executable PT_LOAD and last PT_LOAD end, from its file. */
+static void libc_layout(void)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(LIBC, O_RDONLY), i, exec = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	for (i = 0; i < eh.e_phnum; i++) {
+		assert_int_equal(pread(fd, &ph, sizeof(ph),
+				       eh.e_phoff + i * sizeof(ph)), sizeof(ph));
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr + ph.p_memsz > load_end)
+			load_end = ph.p_vaddr + ph.p_memsz;
+		if ((ph.p_flags & PF_X) && !exec++) {
+			text_lo = ph.p_vaddr;
+			text_hi = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	close(fd);
+	assert_true(exec);
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "libc.so.6"))
+		*(uintptr_t *)data = info->dlpi_addr;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	uintptr_t bias = 0;
+	int ret = fake_setup(state);
+
+	memset(&rec, 0, sizeof(rec));
+	kernel_errno = 0;
+	fake_kernel = kernel;
+	if (!text_hi) {
+		libc_layout();
+		dl_iterate_phdr(find_libc, &bias);
+		probe = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort") - bias;
+	}
+	return ret;
+}
+
+static void import_libc(void **state)
+{
+	struct codectl_synth_stats st;
+	int fd = open(LIBC, O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(codectl_import_file(fd, 0, &st), 0);
+	assert_int_equal(rec.calls, 1);
+	assert_int_equal(rec.info.fd, fd);
+	assert_int_equal(rec.info.flags, 0);
+	/* Page aligned, past every segment, where nothing is mapped. */
+	assert_int_equal(rec.info.sframe_vaddr % 4096, 0);
+	assert_true(rec.info.sframe_vaddr >= load_end);
+	assert_true(rec.info.sframe_vaddr < load_end + 4096);
+	assert_true(rec.info.sframe_size > 1000);
+	/* Valid within libc's first executable segment, link-time. */
+	assert_true(rec.valid);
+	assert_int_equal(rec.num_fdes, st.sframe_fdes);
+	assert_true(st.sframe_fdes > 1000);
+	/* qsort has a rule at its link-time address. */
+	assert_int_equal(rec.probe_err, SFRAME_OK);
+	close(fd);
+}
+
+static void import_errors(void **state)
+{
+	int fd, saved;
+
+	(void)state;
+	/* An object with its own SFrame: EEXIST, nothing sent. */
+	fd = open(LIBCODECTL, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), -1);
+	assert_int_equal(errno, EEXIST);
+	close(fd);
+	/* Not ELF: ENOEXEC, nothing sent. */
+	fd = open("Makefile", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), -1);
+	assert_int_equal(errno, ENOEXEC);
+	close(fd);
+	fd = open("/dev/null", O_RDONLY);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), -1);
+	assert_int_equal(errno, ENOEXEC);
+	/* Bad arguments. */
+	assert_int_equal(codectl_import_file(-1, 0, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_file(fd, 1, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	close(fd);
+	assert_int_equal(rec.calls, 0);
+	/* The kernel's errno comes back, after the buffer is freed. */
+	kernel_errno = EPERM;
+	fd = open(LIBC, O_RDONLY);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), -1);
+	saved = errno;
+	assert_int_equal(saved, EPERM);
+	assert_int_equal(rec.calls, 1);
+	close(fd);
+}
+
+static void import_no_module(void **state)
+{
+	int fd = open(LIBC, O_RDONLY);
+
+	(void)state;
+	fake_open_errno = ENOENT;
+	assert_int_equal(codectl_import_file(fd, 0, NULL), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_int_equal(codectl_import_clear(), -1);
+	assert_int_equal(errno, ENODEV);
+	close(fd);
+}
+
+static void remove_clear(void **state)
+{
+	int fd = open(LIBC, O_RDONLY);
+
+	(void)state;
+	assert_int_equal(codectl_import_remove(fd), 0);
+	assert_int_equal(rec.info.fd, fd);
+	assert_int_equal(rec.info.flags, CODECTL_IMPORT_REMOVE);
+	assert_int_equal(codectl_import_clear(), 0);
+	assert_int_equal(rec.info.flags, CODECTL_IMPORT_CLEAR);
+	assert_int_equal(rec.info.fd, -1);
+	assert_int_equal(rec.calls, 2);
+	kernel_errno = ENOENT;
+	assert_int_equal(codectl_import_remove(fd), -1);
+	assert_int_equal(errno, ENOENT);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(import_libc, setup),
+		cmocka_unit_test_setup(import_errors, setup),
+		cmocka_unit_test_setup(import_no_module, setup),
+		cmocka_unit_test_setup(remove_clear, setup),
+	};
+
+	return cmocka_run_group_tests_name("import", tests, NULL, NULL);
+}
