@@ -12,7 +12,8 @@
  * untouched on success.  Nothing prints.  Nothing allocates memory except
  * codectl_sframe_synth(), codectl_register_all() and
  * codectl_register_object_all() (SFrame synthesised from .eh_frame, with
- * libdw).  All functions are thread-safe except where said otherwise.
+ * libdw), and the JIT table builder (codectl_jit_*(): its tables).  All
+ * functions are thread-safe except where said otherwise.
  */
 #ifndef LIBCODECTL_CODECTL_H
 #define LIBCODECTL_CODECTL_H
@@ -391,6 +392,142 @@ int codectl_import_remove(int fd);
 
 /* codectl_import_clear - drop every import (CAP_SYS_ADMIN): 0 or -1. */
 int codectl_import_clear(void);
+
+/*
+ * JIT code: a table builder for CODECTL_REGISTER_JIT.
+ *
+ * A JIT describes each piece of code it emits with an unwind rule (where
+ * the CFA, the return address and the caller's frame pointer are) and
+ * appends the rules, in address order, to tables the kernel reads while
+ * it unwinds, also from NMI without faulting (<linux/codectl.h>: struct
+ * codectl_jit_unwind_table and struct codectl_jit_unwind_fre).  The
+ * library keeps those tables in memory of their own, mapped with mmap(2)
+ * (never in malloc()'s arenas, which could unmap them): each table holds
+ * a fixed number of entries; a full one is continued by a new table,
+ * filled first and then linked, so the kernel never sees a table that is
+ * not complete.  Entries are published one by one with a store-release
+ * of used_len.  Entries are written with the library's struct
+ * codectl_jit_unwind_fre, fre_size CODECTL_JIT_FRE_SIZE_VER0 and
+ * fre_stride its size rounded up to a multiple of 4.
+ *
+ * Thread safety: one writer per region.  codectl_jit_add() and
+ * codectl_jit_destroy() of one struct codectl_jit must not run
+ * concurrently with each other (serialise them, e.g. with the JIT's own
+ * code-emission lock); different regions are independent, and the
+ * kernel's concurrent reads need no locking.
+ *
+ * Async-signal safety: codectl_jit_add() never calls malloc() or takes a
+ * lock; it calls mmap(2) (a system call) when a table is full.  It may be
+ * called from a signal handler as long as the handler does not interrupt
+ * another codectl_jit_add() or codectl_jit_destroy() of the same region.
+ * codectl_jit_create() and codectl_jit_destroy() call malloc()/free()
+ * and are not async-signal-safe.
+ *
+ * After fork() the child has its own copy of the tables (private
+ * mappings) and of the registration; the handle is valid in both.
+ */
+
+/* struct codectl_jit: a JIT region and its chain of tables (opaque). */
+struct codectl_jit;
+
+/* codectl_jit_create() flags */
+#define CODECTL_JIT_UNREGISTERED (1u << 0)	/* build tables, do not register */
+
+/*
+ * An unwind rule for a range of JIT code: how to find the caller at any pc
+ * of it (x86-64: SP is rsp, FP is rbp).
+ *   cfa_off:	CFA = SP + cfa_off, or FP + cfa_off with
+ *		CODECTL_JIT_FRE_CFA_BASE_FP; at a function's entry after a
+ *		call, CFA = SP + 8
+ *   ra_off:	the return address is at CFA + ra_off (-8 on x86-64)
+ *   fp_off:	with CODECTL_JIT_FRE_FP_SAVED, the caller's FP is at CFA +
+ *		fp_off (-16 after push rbp); without it FP is unchanged
+ *   flags:	CODECTL_JIT_FRE_CFA_BASE_FP, CODECTL_JIT_FRE_FP_SAVED,
+ *		CODECTL_JIT_FRE_OUTERMOST (no caller: unwinding stops)
+ */
+struct codectl_jit_rule {
+	int32_t cfa_off;
+	int32_t ra_off;
+	int32_t fp_off;
+	uint32_t flags;
+};
+
+/*
+ * codectl_jit_create - reserve tables for a JIT code region, register it
+ * @text_start:	start of the region's code
+ * @text_end:	its end; 0 < text_end - text_start <= UINT32_MAX (entry
+ *		offsets are 32-bit)
+ * @fres_per_table: entries in each table (1 .. 1 << 20), 0 for as many
+ *		as fit in a page with the table's header
+ * @flags:	0 or CODECTL_JIT_UNREGISTERED
+ *
+ * Maps the first table, empty, and registers the region with it
+ * (CODECTL_REGISTER_JIT): the region must be mapped executable by then,
+ * with no other registration overlapping it (the kernel checks).  A JIT
+ * that keeps W^X maps its code writable, writes it, mprotect()s it to
+ * PROT_READ | PROT_EXEC, then creates the region (or creates it over a
+ * whole reserved executable area and adds code's rules as it emits it).
+ * The registration is dropped by the kernel if the code is unmapped.
+ *
+ * Returns the handle, or NULL with errno: EINVAL (empty or too large
+ * range, @fres_per_table or @flags out of range), ENOMEM, or
+ * CODECTL_REGISTER_JIT's errors (ENODEV without the module, EFAULT when
+ * the range is not mapped executable, EEXIST).  On failure nothing is
+ * left mapped or registered.
+ */
+struct codectl_jit *codectl_jit_create(uint64_t text_start, uint64_t text_end,
+				       unsigned int fres_per_table,
+				       unsigned int flags);
+
+/*
+ * codectl_jit_add - append the unwind rule of a range of code
+ * @jit:	the region
+ * @start:	address of the range's first byte
+ * @size:	its length in bytes (> 0)
+ * @rule:	the rule at every pc of the range
+ *
+ * Ranges are added in increasing address order and do not overlap: @start
+ * must be at or after the end of the previous range (gaps are allowed:
+ * code there has no rule, and unwinders fall back to frame pointers).
+ * The entry is visible to the kernel when this returns.  When the current
+ * table is full a new one is mapped, gets the entry, and is then linked
+ * to the chain (store-release of the old table's next).
+ *
+ * Returns 0, or -1 with errno: EINVAL (NULL argument, @size 0, the range
+ * not inside the region, before or overlapping the previous one, @rule's
+ * flags unknown), ENOMEM (no memory for a new table; the tables so far
+ * are unchanged).
+ */
+int codectl_jit_add(struct codectl_jit *jit, uint64_t start, uint64_t size,
+		    const struct codectl_jit_rule *rule);
+
+/*
+ * codectl_jit_destroy - unregister a JIT region and free its tables
+ * @jit:	the region, or NULL (nothing is done)
+ *
+ * Unregisters the region (CODECTL_UNREGISTER), then unmaps its tables:
+ * only once the kernel has let go of the registration, since it reads
+ * them until then (a walk already under way on another CPU reads user
+ * memory as such: an unmapped table ends it, like any bad stack).  Call it before the code is reused for something else,
+ * or after the code was unmapped (the kernel dropped the registration
+ * then: ENOENT from the unregistration counts as done).
+ *
+ * Returns 0 (the handle is freed), or -1 with errno of the unregistration
+ * (other than ENOENT): then nothing is freed, the region stays registered
+ * and the handle valid, so the call can be repeated.  errno is preserved
+ * on success.
+ */
+int codectl_jit_destroy(struct codectl_jit *jit);
+
+/*
+ * codectl_jit_head - the first table of a region, as registered
+ *
+ * For inspection (tests, debuggers) and for registering the tables of a
+ * CODECTL_JIT_UNREGISTERED region elsewhere: its chain is read-only to
+ * the caller.
+ */
+const struct codectl_jit_unwind_table *
+codectl_jit_head(const struct codectl_jit *jit);
 
 #ifdef __cplusplus
 }

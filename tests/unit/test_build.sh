@@ -22,6 +22,10 @@ codectl_hook_stats
 codectl_import_clear
 codectl_import_file
 codectl_import_remove
+codectl_jit_add
+codectl_jit_create
+codectl_jit_destroy
+codectl_jit_head
 codectl_query
 codectl_query_pid
 codectl_register_all
@@ -82,6 +86,8 @@ int main()
 		(void *)codectl_register_object,
 		(void *)codectl_unregister_object,
 		(void *)codectl_register_self,
+		(void *)codectl_jit_create, (void *)codectl_jit_add,
+		(void *)codectl_jit_destroy, (void *)codectl_jit_head,
 	};
 	(void)fns;
 	/* Without the module: ENODEV; with it: success. */

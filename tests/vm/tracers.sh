@@ -37,6 +37,13 @@
 #   - the same system-wide: libc's rules imported (codectl import),
 #     libc-tracee registers nothing, >= 99%; after codectl import --clear
 #     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so: >= 99%;
+#   - jit-tracee, an example JIT whose generated code (no frame pointers)
+#     calls back into C, its rules registered with libcodectl's JIT
+#     table builder: >= 99% of the samples in the callback complete
+#     through the generated code to main; tables not registered, or hooks
+#     off: <= 5%; the module's own unwind from the callback (faulting and
+#     NOFAULT) finds the JIT frame and main, and does not without the
+#     tables;
 #   - switching the hooks off and on 20 times, then rmmod, while perf
 #     samples every CPU with callchains and a registered tracee runs: perf
 #     ends cleanly and (vm-run's verdict) the kernel log stays clean;
@@ -384,6 +391,89 @@ else
 	not_ok "libcodectl-audit.so in the guest" "$LIBC_AUDIT is missing"
 fi
 LIBC_AUDIT=
+
+# --- JIT code: the example JIT's tables (libcodectl's codectl_jit_*) ---------
+# jit-tracee compiles expressions to x86-64 code without frame pointers at
+# run time and registers their rules with codectl_jit_create/add (12
+# chained tables of 4 entries); -n builds the tables without registering
+# them.  A sample starting in jt_leaf (C, called by the generated code) is
+# complete when its next frame is in the generated code (perf names it
+# from jit-tracee's /tmp/perf-PID.map, else by its address) and the rest
+# start jt_f2 jt_f1 main.  Registered: >= 99%; not registered, or with
+# the hooks off: <= 5% (the frame-pointer walk cannot leave the JIT code).
+jit=$here/unwind/v3/jit-tracee
+jit_share() {
+	perf script -i "$1" --no-inline -F comm,ip,sym 2>/dev/null |
+	awk -v lo="$(printf '%16s' "$2")" -v hi="$(printf '%16s' "$3")" '
+	function in_jit(i) {
+		return sym[i] ~ /^jit_expr/ ||
+		       (sprintf("%16s", ip[i]) >= lo && sprintf("%16s", ip[i]) < hi)
+	}
+	function done() {
+		if (nf > 0 && sym[1] == "jt_leaf") {
+			total++
+			if (in_jit(2) && sym[3] == "jt_f2" && sym[4] == "jt_f1" &&
+			    sym[5] == "main")
+				complete++
+			named += sym[2] ~ /^jit_expr/
+		}
+		nf = 0
+	}
+	/^[^ \t]/ { done(); next }
+	/^[ \t]+[0-9a-f]+ / { nf++; ip[nf] = $1; sym[nf] = $2 }
+	END { done(); printf "%d %d %d\n", total, complete, named }'
+}
+
+# jit_share DATA LO HI: "TOTAL COMPLETE NAMED" (NAMED: second frames
+# that perf named jit_exprN)
+# jit_run NAME ARGS...: perf -g on jit-tracee ARGS spin 3; "TOTAL COMPLETE"
+jit_run() {
+	name=$1
+	shift
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/$name.data" -- \
+		"$jit" "$@" spin 3 2>"$tmp/$name.err" >/dev/null
+	echo "# $name: $(grep ready "$tmp/$name.err")" >&2
+	set -- $(sed -n 's/.* jit \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p' "$tmp/$name.err")
+	set -- $(jit_share "$tmp/$name.data" "${1:-0}" "${2:-0}")
+	echo "# $name: second frame named from the perf map in $3 of $1" >&2
+	echo "$1 $2"
+}
+
+jit_frames() {
+	awk '$1 == "perf_callchain_user" && $2 == "frames" {
+		for (i = 3; i < NF; i++) if ($i == "jit") print $(i + 1) }' "$hooks"
+}
+
+before=$(jit_frames)
+r=$(jit_run jit-reg)
+expect_share "JIT (perf -g): tables registered, through the generated code complete" "$r" ge 99
+after=$(jit_frames)
+check "JIT (perf -g): the hook's frames found by JIT tables" \
+	"jit frames $before -> $after" [ "${after:-0}" -gt "${before:-0}" ]
+r=$(jit_run jit-noreg -n)
+expect_share "JIT (perf -g): tables not registered (-n): broken" "$r" le 5
+echo 0 >$params/hooks
+r=$(jit_run jit-nohooks)
+expect_share "JIT (perf -g): registered, hooks off: the kernel's broken stacks" "$r" le 5
+echo 1 >$params/hooks
+
+# The module's synchronous unwinder from inside jt_leaf, faulting and
+# NOFAULT (the hooks' walk): jt_f2's frame found by the JIT table, to main.
+"$jit" check >"$tmp/jit-check.out" 2>&1
+rc=$?
+nok=$(grep -c '^jit-check: ok (' "$tmp/jit-check.out")
+grep '^# unwind' "$tmp/jit-check.out" | head -1
+check "JIT: codectl_unwind_self in the callback: JIT frames, main reached ($nok of 12 walks)" \
+	"exit $rc: $(grep -v '^#' "$tmp/jit-check.out" | tail -2 | tr '\n' ' ')" \
+	test $rc -eq 0 -a "$nok" -eq 12
+"$jit" -n check >"$tmp/jit-check-n.out" 2>&1
+rc=$?
+nok=$(grep -c '^jit-check: ok (' "$tmp/jit-check-n.out")
+grep '^# unwind' "$tmp/jit-check-n.out" | head -1 | sed 's/^# /# -n: /'
+check "JIT: tables not registered (-n): no walk gets through ($nok of 12)" \
+	"exit $rc: $(grep -v '^#' "$tmp/jit-check-n.out" | tail -2 | tr '\n' ' ')" \
+	test $rc -ne 0 -a "$nok" -eq 0
+rm -f /tmp/perf-*.map
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 "$v3" -r 14 2>/dev/null &
