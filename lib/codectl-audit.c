@@ -27,12 +27,6 @@
 
 #include "internal.h"
 
-/* Text ranges registered for one object (its la_objopen cookie). */
-struct audit_obj {
-	unsigned int n;
-	uint64_t start[];	/* n pairs: start, end */
-};
-
 static int debug = -1;
 static int no_device;
 
@@ -122,40 +116,12 @@ static int phdr_info(const struct link_map *map, struct dl_phdr_info *info,
 	return 0;
 }
 
-/* The executable segments of @info, to unregister at la_objclose(). */
-static struct audit_obj *segments(const struct dl_phdr_info *info)
-{
-	struct audit_obj *obj;
-	unsigned int i, n = 0;
-
-	for (i = 0; i < info->dlpi_phnum; i++)
-		n += info->dlpi_phdr[i].p_type == PT_LOAD &&
-		     (info->dlpi_phdr[i].p_flags & PF_X) &&
-		     info->dlpi_phdr[i].p_memsz;
-	obj = malloc(sizeof(*obj) + 2 * n * sizeof(uint64_t));
-	if (!obj)
-		return NULL;
-	obj->n = 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
-		    !ph->p_memsz)
-			continue;
-		obj->start[2 * obj->n] = info->dlpi_addr + ph->p_vaddr;
-		obj->start[2 * obj->n + 1] = obj->start[2 * obj->n] +
-					     ph->p_memsz;
-		obj->n++;
-	}
-	return obj;
-}
-
 CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 				       uintptr_t *cookie)
 {
 	ElfW(Phdr) ph[MAX_PHDRS];
 	struct dl_phdr_info info;
-	struct audit_obj *obj;
+	struct codectl__segs *obj;
 	int saved = errno, ret;
 
 	(void)lmid;
@@ -168,7 +134,7 @@ CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 		errno = saved;
 		return 0;
 	}
-	obj = segments(&info);
+	obj = codectl__segments(&info);
 	ret = codectl_register_object_all(&info, 0);
 	if (ret < 0) {
 		if (errno == ENODEV)
@@ -190,7 +156,7 @@ CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 
 CODECTL_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
-	struct audit_obj *obj = (struct audit_obj *)*cookie;
+	struct codectl__segs *obj = (struct codectl__segs *)*cookie;
 	int saved = errno;
 	unsigned int i;
 

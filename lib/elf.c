@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -444,4 +445,31 @@ CODECTL_EXPORT int codectl_register_self(void)
 	struct codectl__reg_ctx ctx = { 0, 0, 0 };
 
 	return codectl__reg_each(register_one, &ctx);
+}
+
+struct codectl__segs *codectl__segments(const struct dl_phdr_info *info)
+{
+	struct codectl__segs *segs;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		n += info->dlpi_phdr[i].p_type == PT_LOAD &&
+		     (info->dlpi_phdr[i].p_flags & PF_X) &&
+		     info->dlpi_phdr[i].p_memsz;
+	segs = malloc(sizeof(*segs) + 2 * n * sizeof(uint64_t));
+	if (!segs)
+		return NULL;
+	segs->n = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    !ph->p_memsz)
+			continue;
+		segs->start[2 * segs->n] = info->dlpi_addr + ph->p_vaddr;
+		segs->start[2 * segs->n + 1] = segs->start[2 * segs->n] +
+					       ph->p_memsz;
+		segs->n++;
+	}
+	return segs;
 }

@@ -33,6 +33,15 @@ int codectl__sframe_synth_mem(const void *image, size_t image_size,
  */
 int codectl__pread_all(int fd, void *dst, size_t len, uint64_t off);
 
+/* The executable segments of an object, to unregister them later. */
+struct codectl__segs {
+	unsigned int n;
+	uint64_t start[];	/* n pairs: start, end */
+};
+
+/* @info's executable PT_LOAD ranges, malloc()ed (free()), or NULL. */
+struct codectl__segs *codectl__segments(const struct dl_phdr_info *info);
+
 /* Is the file open at @fd the object @info describes (same phdrs)? */
 int codectl__file_is_object(int fd, const struct dl_phdr_info *info);
 

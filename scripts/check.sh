@@ -123,6 +123,7 @@ vm_stage() {
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
 		-a /sbin/ldconfig \
 		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
 }
@@ -152,6 +153,7 @@ tracers_stage() {
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
+		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
 		-a /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
 		-- sh /tests/tracers.sh /codectl.ko
 }

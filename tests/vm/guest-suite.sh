@@ -570,6 +570,34 @@ else
 fi
 echo "# time: import tests done after $(($(now) - t_start)) s"
 
+# --- 3g. LD_PRELOAD=libcodectl-preload.so --------------------------------------
+# With discover=N nothing else registers: preload-test sees what the
+# preload module registered at start and at dlopen; its CODECTL_DEBUG
+# lines show it unregistering at the last dlclose.  Without the preload
+# module every check fails.
+preload=/lib/codectl/libcodectl-preload.so
+ptest=$unwind_dir/disc/preload-test
+if [ -e "$preload" ] && [ -x "$ptest" ]; then
+	echo N >"$params/discover"
+	CODECTL_DEBUG=1 LD_PRELOAD=$preload "$ptest" 2>"$tmp/preload.err" >"$tmp/preload.out"
+	cat "$tmp/preload.out"
+	last=$(grep -E '^[0-9]+ passed' "$tmp/preload.out" | tail -n 1)
+	check "LD_PRELOAD=libcodectl-preload.so: registered at start and at dlopen" \
+		"${last:-no summary}" [ "$last" = "5 passed, 0 failed" ]
+	check "libcodectl-preload.so unregisters at the last dlclose" \
+		"$(grep -c unregistered "$tmp/preload.err") unregistrations" \
+		sh -c '[ "$(grep -c "libdiscnosf.so: unregistered" "$1")" = 1 ] &&
+			[ "$(grep -c "libdiscplug.so: unregistered" "$1")" = 1 ]' sh "$tmp/preload.err"
+	if "$ptest" >"$tmp/preload0.out" 2>&1; then
+		not_ok "preload-test fails without the preload module (negative control)" "it passed"
+	else
+		ok "preload-test fails without the preload module (negative control)"
+	fi
+	echo Y >"$params/discover"
+else
+	not_ok "the preload tests can run" "$preload or $ptest missing"
+fi
+
 # --- 4. nothing left behind -------------------------------------------------
 check "no live registrations, mms, bytes, sets, works, unwind_tasks, unwind_works or trace_records left after the test processes exited" \
 	"counters not back to 0" stats_zero

@@ -36,7 +36,8 @@
 #     samples through libc complete to main; without them <= 20%;
 #   - the same system-wide: libc's rules imported (codectl import),
 #     libc-tracee registers nothing, >= 99%; after codectl import --clear
-#     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so: >= 99%;
+#     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so or
+#     LD_PRELOAD=libcodectl-preload.so: >= 99%;
 #   - jit-tracee, an example JIT whose generated code (no frame pointers)
 #     calls back into C, its rules registered with libcodectl's JIT
 #     table builder: >= 99% of the samples in the callback complete
@@ -329,13 +330,15 @@ libc_share() {
 	END { done(); printf "%d %d\n", total, complete }'
 }
 
-# libc_run NAME MODE REG: start libc-tracee (under LD_AUDIT=$LIBC_AUDIT
-# when set), and once it has registered
+# libc_run NAME MODE REG: start libc-tracee (under LD_AUDIT=$LIBC_AUDIT,
+# LD_PRELOAD=$LIBC_PRELOAD when set), and once it has registered
 # (its "ready" line) record it for 3 s (context switches for MODE read,
 # else cpu-clock); print "TOTAL COMPLETE"
 libc_run() {
 	name=$1 mode=$2 reg=$3
-	${LIBC_AUDIT:+env LD_AUDIT="$LIBC_AUDIT"} "$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
+	${LIBC_AUDIT:+env LD_AUDIT="$LIBC_AUDIT"} \
+		${LIBC_PRELOAD:+env LD_PRELOAD="$LIBC_PRELOAD"} \
+		"$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
 	pid=$!
 	wait_ready "$tmp/$name.err"
 	if [ "$mode" = read ]; then
@@ -391,6 +394,14 @@ else
 	not_ok "libcodectl-audit.so in the guest" "$LIBC_AUDIT is missing"
 fi
 LIBC_AUDIT=
+# The same with the preload variant.
+LIBC_PRELOAD=/lib/codectl/libcodectl-preload.so
+if [ -e "$LIBC_PRELOAD" ]; then
+	libc_modes preload "LD_PRELOAD=libcodectl-preload.so"
+else
+	not_ok "libcodectl-preload.so in the guest" "$LIBC_PRELOAD is missing"
+fi
+LIBC_PRELOAD=
 
 # --- JIT code: the example JIT's tables (libcodectl's codectl_jit_*) ---------
 # jit-tracee compiles expressions to x86-64 code without frame pointers at
