@@ -27,27 +27,7 @@
 
 #include "internal.h"
 
-static int debug = -1;
 static int no_device;
-
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	if (debug < 0)
-		debug = getenv("CODECTL_DEBUG") != NULL;
-	if (!debug)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line,
-			     (size_t)n < sizeof(line) ? (size_t)n :
-			     sizeof(line) - 1);
-}
 
 CODECTL_EXPORT unsigned int la_version(unsigned int version)
 {
@@ -129,8 +109,8 @@ CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	if (no_device)
 		return 0;
 	if (phdr_info(map, &info, ph)) {
-		say("codectl-audit: %s: program headers not found\n",
-		    name_of(map->l_name));
+		codectl__debug("codectl-audit: %s: program headers not found\n",
+			       name_of(map->l_name));
 		errno = saved;
 		return 0;
 	}
@@ -139,11 +119,11 @@ CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 	if (ret < 0) {
 		if (errno == ENODEV)
 			no_device = 1;	/* no module: stop trying */
-		say("codectl-audit: %s: not registered: %s\n",
-		    name_of(map->l_name), strerror(errno));
+		codectl__debug("codectl-audit: %s: not registered: %s\n",
+			       name_of(map->l_name), strerror(errno));
 	} else {
-		say("codectl-audit: %s: %d segment%s registered\n",
-		    name_of(map->l_name), ret, ret == 1 ? "" : "s");
+		codectl__debug("codectl-audit: %s: %d segment%s registered\n",
+			       name_of(map->l_name), ret, ret == 1 ? "" : "s");
 	}
 	/* Unregistered at la_objclose() (a failed segment: ENOENT there). */
 	if (no_device)
@@ -166,10 +146,10 @@ CODECTL_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		if (codectl_unregister(obj->start[2 * i],
 				       obj->start[2 * i + 1]) &&
 		    errno != ENOENT)
-			say("codectl-audit: unregister %#llx-%#llx: %s\n",
-			    (unsigned long long)obj->start[2 * i],
-			    (unsigned long long)obj->start[2 * i + 1],
-			    strerror(errno));
+			codectl__debug("codectl-audit: unregister %#llx-%#llx: %s\n",
+				       (unsigned long long)obj->start[2 * i],
+				       (unsigned long long)obj->start[2 * i + 1],
+				       strerror(errno));
 	free(obj);
 	*cookie = 0;
 	errno = saved;

@@ -50,23 +50,6 @@ static int pl_no_device;
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	if (!getenv("CODECTL_DEBUG"))
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		(void)!write(STDERR_FILENO, line,
-			     (size_t)n < sizeof(line) ? (size_t)n :
-			     sizeof(line) - 1);
-}
-
 static const char *name_of(const char *name)
 {
 	return name && name[0] ? name : "(main program)";
@@ -102,12 +85,12 @@ static int pl_add(struct dl_phdr_info *info, size_t size, void *data)
 	if (ret < 0) {
 		if (errno == ENODEV)
 			pl_no_device = 1;
-		say("codectl-preload: %s: not registered: %s\n",
-		    name_of(name), strerror(errno));
+		codectl__debug("codectl-preload: %s: not registered: %s\n",
+			       name_of(name), strerror(errno));
 		return 0;
 	}
-	say("codectl-preload: %s: %d segment%s registered\n", name_of(name),
-	    ret, ret == 1 ? "" : "s");
+	codectl__debug("codectl-preload: %s: %d segment%s registered\n",
+		       name_of(name), ret, ret == 1 ? "" : "s");
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return 0;
@@ -142,9 +125,10 @@ static void pl_drop_unseen(void)
 			if (codectl_unregister(o->segs->start[2 * i],
 					       o->segs->start[2 * i + 1]) &&
 			    errno != ENOENT)
-				say("codectl-preload: unregister %s: %s\n",
-				    o->name, strerror(errno));
-		say("codectl-preload: %s: unregistered\n", name_of(o->name));
+				codectl__debug("codectl-preload: unregister %s: %s\n",
+					       o->name, strerror(errno));
+		codectl__debug("codectl-preload: %s: unregistered\n",
+			       name_of(o->name));
 		*p = o->next;
 		free(o->segs);
 		free(o->name);

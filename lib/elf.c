@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -472,4 +474,24 @@ struct codectl__segs *codectl__segments(const struct dl_phdr_info *info)
 		segs->n++;
 	}
 	return segs;
+}
+
+void codectl__debug(const char *fmt, ...)
+{
+	static int debug = -1;
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (debug < 0)
+		debug = getenv("CODECTL_DEBUG") != NULL;
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line,
+			     (size_t)n < sizeof(line) ? (size_t)n :
+			     sizeof(line) - 1);
 }

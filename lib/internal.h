@@ -33,6 +33,13 @@ int codectl__sframe_synth_mem(const void *image, size_t image_size,
  */
 int codectl__pread_all(int fd, void *dst, size_t len, uint64_t off);
 
+/*
+ * A line on stderr when CODECTL_DEBUG is set in the environment (read
+ * once), else nothing: the audit and preload modules' diagnostics.
+ */
+void codectl__debug(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /* The executable segments of an object, to unregister them later. */
 struct codectl__segs {
 	unsigned int n;

@@ -89,6 +89,19 @@ static int cmd_stats(void)
 	return 0;
 }
 
+/* A QUERY at cursor @addr with buffers for the pathname and build id. */
+static void query_init(struct codectl_query_info *q, uint64_t addr,
+		       char *path, size_t path_len, unsigned char *build_id,
+		       size_t build_id_len)
+{
+	memset(q, 0, sizeof(*q));
+	q->addr = addr;
+	q->pathname = (uintptr_t)path;
+	q->pathname_len = path_len;
+	q->build_id = (uintptr_t)build_id;
+	q->build_id_len = build_id_len;
+}
+
 /* Print every registration of this process, in address order. */
 static int list_registrations(void)
 {
@@ -99,14 +112,10 @@ static int list_registrations(void)
 	int n = 0;
 
 	for (;;) {
-		memset(&q, 0, sizeof(q));
-		q.addr = addr;
-		q.pathname = (uintptr_t)path;
-		q.pathname_len = sizeof(path);
+		query_init(&q, addr, path, sizeof(path), build_id,
+			   sizeof(build_id));
 		q.debug_link_pathname = (uintptr_t)link;
 		q.debug_link_len = sizeof(link);
-		q.build_id = (uintptr_t)build_id;
-		q.build_id_len = sizeof(build_id);
 		if (codectl_query(&q)) {
 			if (errno == ENOENT)
 				break;
@@ -210,12 +219,8 @@ static int cmd_list(pid_t pid)
 	int n = 0, tries = 0;
 
 	for (;;) {
-		memset(&q, 0, sizeof(q));
-		q.addr = addr;
-		q.pathname = (uintptr_t)path;
-		q.pathname_len = sizeof(path);
-		q.build_id = (uintptr_t)build_id;
-		q.build_id_len = sizeof(build_id);
+		query_init(&q, addr, path, sizeof(path), build_id,
+			   sizeof(build_id));
 		if (codectl_query_pid(pid, &q)) {
 			if (errno == ENOENT)
 				break;

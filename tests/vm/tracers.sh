@@ -330,15 +330,13 @@ libc_share() {
 	END { done(); printf "%d %d\n", total, complete }'
 }
 
-# libc_run NAME MODE REG: start libc-tracee (under LD_AUDIT=$LIBC_AUDIT,
-# LD_PRELOAD=$LIBC_PRELOAD when set), and once it has registered
+# libc_run NAME MODE REG: start libc-tracee (with $LIBC_ENV, VAR=VALUE, in
+# its environment when set), and once it has registered
 # (its "ready" line) record it for 3 s (context switches for MODE read,
 # else cpu-clock); print "TOTAL COMPLETE"
 libc_run() {
 	name=$1 mode=$2 reg=$3
-	${LIBC_AUDIT:+env LD_AUDIT="$LIBC_AUDIT"} \
-		${LIBC_PRELOAD:+env LD_PRELOAD="$LIBC_PRELOAD"} \
-		"$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
+	${LIBC_ENV:+env "$LIBC_ENV"} "$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
 	pid=$!
 	wait_ready "$tmp/$name.err"
 	if [ "$mode" = read ]; then
@@ -387,21 +385,19 @@ expect_share "through libc (qsort): nothing registered, nothing imported" "$r" l
 # The rtld audit module registers every object as it is loaded, libc with
 # its synthesised rules; libc-tracee -n itself registers nothing (without
 # the audit module that is the run just above).
-LIBC_AUDIT=/lib/codectl/libcodectl-audit.so
-if [ -e "$LIBC_AUDIT" ]; then
-	libc_modes audit "LD_AUDIT=libcodectl-audit.so"
-else
-	not_ok "libcodectl-audit.so in the guest" "$LIBC_AUDIT is missing"
-fi
-LIBC_AUDIT=
+# libc_under VAR SO TAG: libc_modes with VAR=SO in libc-tracee's environment.
+libc_under() {
+	if [ -e "$2" ]; then
+		LIBC_ENV="$1=$2"
+		libc_modes "$3" "$1=${2##*/}"
+		LIBC_ENV=
+	else
+		not_ok "${2##*/} in the guest" "$2 is missing"
+	fi
+}
+libc_under LD_AUDIT /lib/codectl/libcodectl-audit.so audit
 # The same with the preload variant.
-LIBC_PRELOAD=/lib/codectl/libcodectl-preload.so
-if [ -e "$LIBC_PRELOAD" ]; then
-	libc_modes preload "LD_PRELOAD=libcodectl-preload.so"
-else
-	not_ok "libcodectl-preload.so in the guest" "$LIBC_PRELOAD is missing"
-fi
-LIBC_PRELOAD=
+libc_under LD_PRELOAD /lib/codectl/libcodectl-preload.so preload
 
 # --- JIT code: the example JIT's tables (libcodectl's codectl_jit_*) ---------
 # jit-tracee compiles expressions to x86-64 code without frame pointers at
