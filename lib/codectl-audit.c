@@ -137,21 +137,10 @@ CODECTL_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid,
 CODECTL_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
 	struct codectl__segs *obj = (struct codectl__segs *)*cookie;
-	int saved = errno;
-	unsigned int i;
-
 	if (!obj)
 		return 0;
-	for (i = 0; i < obj->n; i++)
-		if (codectl_unregister(obj->start[2 * i],
-				       obj->start[2 * i + 1]) &&
-		    errno != ENOENT)
-			codectl__debug("codectl-audit: unregister %#llx-%#llx: %s\n",
-				       (unsigned long long)obj->start[2 * i],
-				       (unsigned long long)obj->start[2 * i + 1],
-				       strerror(errno));
+	codectl__unregister_segments(obj, "codectl-audit");
 	free(obj);
 	*cookie = 0;
-	errno = saved;
 	return 0;
 }

@@ -113,7 +113,6 @@ static int pl_add(struct dl_phdr_info *info, size_t size, void *data)
 static void pl_drop_unseen(void)
 {
 	struct pl_obj **p = &pl_objs, *o;
-	unsigned int i;
 
 	while ((o = *p)) {
 		if (o->seen) {
@@ -121,12 +120,7 @@ static void pl_drop_unseen(void)
 			p = &o->next;
 			continue;
 		}
-		for (i = 0; i < o->segs->n; i++)
-			if (codectl_unregister(o->segs->start[2 * i],
-					       o->segs->start[2 * i + 1]) &&
-			    errno != ENOENT)
-				codectl__debug("codectl-preload: unregister %s: %s\n",
-					       o->name, strerror(errno));
+		codectl__unregister_segments(o->segs, "codectl-preload");
 		codectl__debug("codectl-preload: %s: unregistered\n",
 			       name_of(o->name));
 		*p = o->next;

@@ -162,7 +162,7 @@ static int file_is_object(int fd, const struct dl_phdr_info *info,
 		uint64_t n = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
 
 		if (codectl__pread_all(fd, ph, n * sizeof(ph[0]),
-			      eh->e_phoff + i * sizeof(ph[0])) ||
+				       eh->e_phoff + i * sizeof(ph[0])) ||
 		    memcmp(ph, &info->dlpi_phdr[i], n * sizeof(ph[0])))
 			return 0;
 	}
@@ -225,7 +225,7 @@ static void read_debug_link(int fd, const struct dl_phdr_info *info,
 		    strtab.sh_size - sh.sh_name < sizeof(name))
 			continue;
 		if (codectl__pread_all(fd, secname, sizeof(secname),
-			      strtab.sh_offset + sh.sh_name))
+				       strtab.sh_offset + sh.sh_name))
 			return;
 		if (!memcmp(secname, name, sizeof(name)))
 			break;
@@ -474,6 +474,23 @@ struct codectl__segs *codectl__segments(const struct dl_phdr_info *info)
 		segs->n++;
 	}
 	return segs;
+}
+
+void codectl__unregister_segments(const struct codectl__segs *segs,
+				  const char *who)
+{
+	int saved = errno;
+	unsigned int i;
+
+	for (i = 0; i < segs->n; i++)
+		if (codectl_unregister(segs->start[2 * i],
+				       segs->start[2 * i + 1]) &&
+		    errno != ENOENT)
+			codectl__debug("%s: unregister %#llx-%#llx: %s\n", who,
+				       (unsigned long long)segs->start[2 * i],
+				       (unsigned long long)segs->start[2 * i + 1],
+				       strerror(errno));
+	errno = saved;
 }
 
 void codectl__debug(const char *fmt, ...)

@@ -49,6 +49,14 @@ struct codectl__segs {
 /* @info's executable PT_LOAD ranges, malloc()ed (free()), or NULL. */
 struct codectl__segs *codectl__segments(const struct dl_phdr_info *info);
 
+/*
+ * Unregister each of @segs (ENOENT counts as done: the kernel dropped it
+ * at the unmap), saying which failed through codectl__debug(), prefixed
+ * with @who.  errno is kept.
+ */
+void codectl__unregister_segments(const struct codectl__segs *segs,
+				  const char *who);
+
 /* Is the file open at @fd the object @info describes (same phdrs)? */
 int codectl__file_is_object(int fd, const struct dl_phdr_info *info);
 

@@ -640,7 +640,6 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 	o->src.sframe_end = end;
 	o->src.ksframe = sec;
 	o->src.origin |= CODECTL_ORIGIN_SYNTH;
-	o->key.sframe_off = 0;
 }
 
 /* Map a registration error to a reason. */
@@ -756,6 +755,9 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 		return DSC_CHANGED;
 	if (!o->src.sframe_start)
 		codectl_dsc_import(o);
+	/* Again after an import: only to replace it with the import's. */
+	if (o->stale && !o->imp)
+		return DSC_EXISTS;
 	codectl_dsc_key(o);
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -767,9 +769,6 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	o->src.file = o->file;
 	o->src.origin |= CODECTL_ORIGIN_DISCOVERED;
 	o->src.import_gen = o->gen;
-	/* Again after an import: only to replace it with the import's. */
-	if (o->stale && !o->imp)
-		return DSC_EXISTS;
 	r = codectl_register_elf(&o->src);
 	if (r == -EEXIST) {
 		/* Only the explicit registration of another part of it? */
@@ -963,20 +962,16 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 	o->file = file;
 	o->size = i_size_read(inode);
 	r = codectl_dsc_ehdr(o);
-	/* Where the first executable segment would be mapped, unbiased. */
+	/*
+	 * Where the first executable segment would be mapped, unbiased;
+	 * codectl_dsc_layout() checks the segments and gives the span.
+	 */
 	for (i = 0; !r && i < o->eh.e_phnum; i++) {
 		const struct elf64_phdr *p = &o->ph[i];
 
 		if (p->p_type == PT_GNU_SFRAME)
 			elf->has_sframe = true;
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (!codectl_dsc_seg_ok(o, p)) {
-			r = DSC_PHDRS;
-			break;
-		}
-		elf->load_end = max(elf->load_end, p->p_vaddr + p->p_memsz);
-		if ((p->p_flags & PF_X) && !exec) {
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && !exec) {
 			o->vm_off = p->p_offset & PAGE_MASK;
 			o->vm_start = p->p_vaddr & PAGE_MASK;
 			exec = true;
@@ -996,6 +991,7 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 	}
 	if (!r) {
 		codectl_file_id(inode, &elf->obj.id);
+		elf->load_end = o->src.elf_end;
 		elf->obj.text_vaddr = o->src.text_start;
 		elf->obj.text_end = o->src.text_end;
 		elf->obj.build_id_len = o->src.build_id_len;

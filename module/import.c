@@ -181,9 +181,18 @@ static unsigned int codectl_import_drop(const struct codectl_file_id *id)
 }
 
 /*
- * Insert @new, replacing the imports of the same file and those whose
- * pathname is @new's (an upgraded library renamed over the old one).
+ * Does @new replace @imp: the same file, or the same pathname (an
+ * upgraded library renamed over the old one)?
  */
+static bool codectl_import_replaces(const struct codectl_import *new,
+				    const struct codectl_import *imp)
+{
+	return !memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) ||
+	       (imp->pathname && new->pathname &&
+		!strcmp(imp->pathname, new->pathname));
+}
+
+/* Insert @new, replacing the imports codectl_import_replaces() names. */
 static int codectl_import_insert(struct codectl_import *new)
 {
 	unsigned long max = READ_ONCE(codectl_import_max_bytes);
@@ -196,18 +205,14 @@ static int codectl_import_insert(struct codectl_import *new)
 
 	spin_lock(&codectl_import_lock);
 	hash_for_each(codectl_import_table, bkt, imp, node)
-		if (!memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) ||
-		    (imp->pathname && new->pathname &&
-		     !strcmp(imp->pathname, new->pathname)))
+		if (codectl_import_replaces(new, imp))
 			freed += imp->size;
 	if (codectl_import_bytes - freed + new->size > max) {
 		ret = -ENOSPC;
 		goto out;
 	}
 	hash_for_each_safe(codectl_import_table, bkt, tmp, imp, node) {
-		if (memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) &&
-		    (!imp->pathname || !new->pathname ||
-		     strcmp(imp->pathname, new->pathname)))
+		if (!codectl_import_replaces(new, imp))
 			continue;
 		codectl_import_unhash(imp);
 		hlist_add_head(&imp->node, &dead);
