@@ -231,9 +231,16 @@ void codectl_fork_exit(void);
  * @ino:	its inode number
  * @dev:	its device
  * @gen:	its inode generation
- * @ctime_sec:	its ctime (a rewrite in place changes it)
- * @ctime_nsec:	nanoseconds of it
+ * @size:	its size
+ * @mtime_sec:	its mtime (a write changes it)
+ * @mtime_nsec:	nanoseconds of it
  * @__pad:	0
+ *
+ * What identifies the content, not the ctime: a hard link, chmod, chown
+ * or touch -a moves the ctime (perf's build-id cache links every object
+ * it samples) and leaves the content as it was.  Imports, which outlive
+ * any process, also keep the ctime they were made at and check the
+ * content again when only that moved (codectl_import_verify()).
  *
  * Compared with memcmp(): zero it before filling it (codectl_file_id()).
  */
@@ -241,8 +248,9 @@ struct codectl_file_id {
 	u64 ino;
 	u32 dev;
 	u32 gen;
-	s64 ctime_sec;
-	u32 ctime_nsec;
+	s64 size;
+	s64 mtime_sec;
+	u32 mtime_nsec;
 	u32 __pad;
 };
 
@@ -429,6 +437,7 @@ int codectl_discover_init(void);
 void codectl_discover_exit(void);
 int codectl_discover_show(struct seq_file *m, void *v);
 void codectl_file_id(const struct inode *inode, struct codectl_file_id *id);
+int codectl_file_hash(struct file *file, u64 *hash);
 int codectl_discover_file(struct file *file, struct codectl_file_elf *elf);
 
 /* import.c */
@@ -437,6 +446,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  const u8 **sec, u64 *size,
 					  u64 *vaddr);
 void codectl_import_put(struct codectl_import *imp);
+bool codectl_import_verify(struct codectl_import *imp, struct file *file);
 bool codectl_import_has_file(const struct codectl_file_id *id);
 long codectl_import_ioctl(const void __user *uinfo);
 int codectl_imports_show(struct seq_file *m, void *v);

@@ -54,6 +54,16 @@ static inline struct timespec64 codectl_inode_ctime(const struct inode *inode)
 #endif
 }
 
+/* The inode's mtime: inode_get_mtime() (6.7+) replaced ->i_mtime. */
+static inline struct timespec64 codectl_inode_mtime(const struct inode *inode)
+{
+#ifdef HAVE_INODE_GET_MTIME
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
+#endif
+}
+
 /* hrtimer_setup() (6.13+) replaced hrtimer_init() and ->function. */
 static inline void codectl_hrtimer_setup(struct hrtimer *timer,
 					 enum hrtimer_restart (*fn)(struct hrtimer *),

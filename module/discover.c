@@ -67,6 +67,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/signal.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
@@ -489,18 +490,68 @@ static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
 /**
  * codectl_file_id() - a file's identity, as discovery and imports key it
  * @inode:	the file's inode
- * @id:		out: device, inode number and generation, ctime
+ * @id:		out: device, inode number and generation, size, mtime
+ *
+ * Not the ctime, which a hard link, chmod, chown or touch -a moves
+ * without changing a byte (see struct codectl_file_id).
  */
 void codectl_file_id(const struct inode *inode, struct codectl_file_id *id)
 {
-	struct timespec64 ct = codectl_inode_ctime(inode);
+	struct timespec64 mt = codectl_inode_mtime(inode);
 
 	memset(id, 0, sizeof(*id));
 	id->dev = inode->i_sb->s_dev;
 	id->ino = inode->i_ino;
 	id->gen = inode->i_generation;
-	id->ctime_sec = ct.tv_sec;
-	id->ctime_nsec = ct.tv_nsec;
+	id->size = i_size_read(inode);
+	id->mtime_sec = mt.tv_sec;
+	id->mtime_nsec = mt.tv_nsec;
+}
+
+#define CODECTL_HASH_CHUNK	(32 * 1024)
+
+/**
+ * codectl_file_hash() - a hash of a file's whole content
+ * @file:	the file, open for reading
+ * @hash:	out: SipHash of its bytes, chunk by chunk, and its size
+ *
+ * Each 32 KiB chunk is hashed with the previous chunk's hash and its
+ * offset as the key, so every byte and its place count.
+ *
+ * Context: task context; reads the whole file, with a scheduling point
+ * per chunk, and gives up on a fatal signal.
+ * Return: 0, -EINTR (fatal signal), -EIO (a short read), -ENOMEM.
+ */
+int codectl_file_hash(struct file *file, u64 *hash)
+{
+	siphash_key_t key = { { 0x636f6465636c74ULL, 0 } };
+	loff_t size = i_size_read(file_inode(file)), pos = 0;
+	int ret = 0;
+	u8 *buf;
+
+	buf = kvmalloc(CODECTL_HASH_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (pos < size) {
+		size_t len = min_t(loff_t, size - pos, CODECTL_HASH_CHUNK);
+		loff_t p = pos;
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (kernel_read(file, buf, len, &p) != len) {
+			ret = -EIO;
+			break;
+		}
+		key.key[1] = pos;
+		key.key[0] = siphash(buf, len, &key);
+		pos += len;
+		cond_resched();
+	}
+	kvfree(buf);
+	*hash = siphash_1u64(size, &key);
+	return ret;
 }
 
 /* The sharing key's file part (share.c), once the section is read. */
@@ -630,7 +681,8 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 	o->imp = codectl_import_get(&obj, &sec, &size, &vaddr);
 	if (!o->imp)
 		return;
-	if (check_add_overflow(o->bias, vaddr, &start) ||
+	if (!codectl_import_verify(o->imp, o->file) ||
+	    check_add_overflow(o->bias, vaddr, &start) ||
 	    check_add_overflow(start, size, &end) || end > TASK_SIZE_MAX) {
 		codectl_import_put(o->imp);
 		o->imp = NULL;

@@ -13,6 +13,14 @@
  * its flat table is shared across address spaces (share.c) as for a
  * section read from the file.
  *
+ * An import is keyed by what identifies the file's content (struct
+ * codectl_file_id: device, inode number and generation, size, mtime), its
+ * build id and the segment.  It also keeps the file's ctime and a hash of
+ * its whole content: where discovery finds only the ctime moved (a hard
+ * link, chmod, chown, touch -a; perf's build-id cache links every object
+ * it samples), it hashes the file again (codectl_import_verify()) and uses
+ * the import only if the content is the same, else drops it.
+ *
  * The store is a small hash table under a spinlock; entries are
  * refcounted, so discovery uses an entry's bytes outside the lock while
  * an import replaces or removes it.  Nothing here runs in NMI or
@@ -32,9 +40,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <linux/uaccess.h>
 
 #include "codectl.h"
+#include "compat.h"
 
 #define CODECTL_IMPORT_BITS	8
 
@@ -52,6 +62,9 @@ MODULE_PARM_DESC(import_max_bytes,
  * @sframe_vaddr: the link-time address the section was built for
  * @size:	bytes of @sec
  * @sec:	the section
+ * @content:	codectl_file_hash() of the file at import
+ * @ctime:	the file's ctime when @content was last found equal
+ * @gone:	unhashed (replaced, removed, or its file changed)
  */
 struct codectl_import {
 	refcount_t ref;
@@ -61,6 +74,9 @@ struct codectl_import {
 	u64 sframe_vaddr;
 	u64 size;
 	u8 *sec;
+	u64 content;
+	struct timespec64 ctime;
+	bool gone;
 };
 
 /* Bumped after each import is inserted: see codectl_reg_stale(). */
@@ -70,6 +86,9 @@ static DEFINE_HASHTABLE(codectl_import_table, CODECTL_IMPORT_BITS);
 static DEFINE_SPINLOCK(codectl_import_lock);
 static unsigned long codectl_import_bytes;	/* under the lock */
 static unsigned long codectl_import_count;	/* under the lock */
+/* Content checks after a ctime change: found the same, found changed. */
+static atomic64_t codectl_import_rechecked = ATOMIC64_INIT(0);
+static atomic64_t codectl_import_changed = ATOMIC64_INIT(0);
 
 static u32 codectl_import_hash(const struct codectl_file_id *id)
 {
@@ -97,6 +116,7 @@ void codectl_import_put(struct codectl_import *imp)
 static void codectl_import_unhash(struct codectl_import *imp)
 {
 	hash_del(&imp->node);
+	imp->gone = true;
 	codectl_import_bytes -= imp->size;
 	codectl_import_count--;
 }
@@ -156,6 +176,55 @@ bool codectl_import_has_file(const struct codectl_file_id *id)
 			found = true;
 	spin_unlock(&codectl_import_lock);
 	return found;
+}
+
+/**
+ * codectl_import_verify() - is @file's content still what was imported?
+ * @imp:	from codectl_import_get() for @file's identity
+ * @file:	the object file discovery examines
+ *
+ * The identity matched; if the ctime also did, yes.  Otherwise hash the
+ * file again: the same content records the new ctime (the next look-up
+ * is cheap again); other content drops the import, whose rules must
+ * never apply to it.
+ *
+ * Context: task context; may read the whole file.
+ * Return: true when the import applies to @file.
+ */
+bool codectl_import_verify(struct codectl_import *imp, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct timespec64 ct = codectl_inode_ctime(inode), now;
+	bool same;
+	u64 hash;
+
+	spin_lock(&codectl_import_lock);
+	same = timespec64_equal(&imp->ctime, &ct);
+	spin_unlock(&codectl_import_lock);
+	if (same)
+		return true;
+	if (inode_is_open_for_write(inode) || codectl_file_hash(file, &hash))
+		return false;
+	if (hash != imp->content) {
+		atomic64_inc(&codectl_import_changed);
+		spin_lock(&codectl_import_lock);
+		same = imp->gone;
+		if (!same)
+			codectl_import_unhash(imp);
+		spin_unlock(&codectl_import_lock);
+		if (!same)
+			codectl_import_put(imp);	/* the store's */
+		return false;
+	}
+	atomic64_inc(&codectl_import_rechecked);
+	now = codectl_inode_ctime(inode);
+	/* Not written meanwhile: the new ctime stands for this content. */
+	if (!timespec64_equal(&now, &ct) || inode_is_open_for_write(inode))
+		return true;
+	spin_lock(&codectl_import_lock);
+	imp->ctime = ct;
+	spin_unlock(&codectl_import_lock);
+	return true;
 }
 
 /* Drop every import; or those of @id's file when @id is not NULL. */
@@ -249,8 +318,11 @@ static int codectl_import_args_ok(const struct codectl_import_info *info)
 static int codectl_import_add(struct file *file,
 			      const struct codectl_import_info *info)
 {
+	struct inode *inode = file_inode(file);
+	struct timespec64 ct = codectl_inode_ctime(inode), now;
 	struct codectl_import *imp;
 	struct codectl_file_elf elf;
+	struct codectl_file_id id;
 	char *buf, *path;
 	int ret;
 
@@ -270,6 +342,7 @@ static int codectl_import_add(struct file *file,
 		return -ENOMEM;
 	refcount_set(&imp->ref, 1);
 	imp->obj = elf.obj;
+	imp->ctime = ct;
 	imp->sframe_vaddr = info->sframe_vaddr;
 	imp->size = info->sframe_size;
 	imp->sec = kvmalloc(imp->size, GFP_KERNEL_ACCOUNT);
@@ -282,6 +355,20 @@ static int codectl_import_add(struct file *file,
 	ret = codectl_sframe_check_copy(imp->sec, imp->sframe_vaddr, imp->size,
 					elf.obj.text_vaddr, elf.obj.text_end);
 	if (ret)
+		goto out;
+
+	/* Last, once the rest is known good: the whole file's content. */
+	ret = codectl_file_hash(file, &imp->content);
+	if (ret) {
+		ret = ret == -EIO ? -ENOEXEC : ret;
+		goto out;
+	}
+	/* The content hashed is the content identified. */
+	codectl_file_id(inode, &id);
+	now = codectl_inode_ctime(inode);
+	ret = -ETXTBSY;
+	if (memcmp(&id, &elf.obj.id, sizeof(id)) ||
+	    !timespec64_equal(&now, &ct) || inode_is_open_for_write(inode))
 		goto out;
 
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -367,6 +454,9 @@ int codectl_imports_show(struct seq_file *m, void *v)
 	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,
 		   codectl_import_bytes);
 	spin_unlock(&codectl_import_lock);
+	seq_printf(m, "rechecked %lld\nchanged %lld\n",
+		   atomic64_read(&codectl_import_rechecked),
+		   atomic64_read(&codectl_import_changed));
 	return 0;
 }
 

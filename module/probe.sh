@@ -34,3 +34,5 @@ probe HAVE_LINUX_UNALIGNED_H	linux/unaligned.h	'get_unaligned'
 probe HAVE_UNWIND_USER		linux/unwind_user.h	'int unwind_user\(struct unwind_stacktrace'
 # inode_get_ctime() (6.6+); before, inode->i_ctime.
 probe HAVE_INODE_GET_CTIME	linux/fs.h		'timespec64 inode_get_ctime\('
+# inode_get_mtime() (6.7+); before, inode->i_mtime.
+probe HAVE_INODE_GET_MTIME	linux/fs.h		'timespec64 inode_get_mtime\('

@@ -9,8 +9,9 @@
  * holder, found in a global hash by the file's identity and the
  * section's content:
  *
- *   device, inode number and generation, ctime (a file rewritten in
- *   place gets a new key), build id, the section's file offset and size,
+ *   device, inode number and generation, size and mtime (a file
+ *   rewritten in place gets a new key; a hard link or chmod, which move
+ *   only the ctime, do not), build id, the section's file offset and size,
  *   the text range relative to the section (bias-independent), and a
  *   hash of the section's bytes as read for this registration.
  *

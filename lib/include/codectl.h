@@ -367,8 +367,9 @@ int codectl_register_object_all(const struct dl_phdr_info *info,
  * link-time addresses (its first executable segment's functions), built
  * for the page past its last PT_LOAD segment, and hands it to the module
  * (CODECTL_IOC_IMPORT), which keeps it and uses it whenever discovery
- * meets this file (same device, inode, generation, ctime and build id)
- * in any process: the program needs neither libcodectl nor any change.
+ * meets this file (same device, inode, generation, size, mtime and
+ * build id; where only the ctime moved, the module checks the content
+ * again) in any process: the program needs neither libcodectl nor any change.
  * A second import of the file, or of another file at the same path,
  * replaces the first.  Needs CAP_SYS_ADMIN.
  *

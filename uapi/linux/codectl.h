@@ -887,6 +887,14 @@ struct codectl_hook_stats {
  * object's first executable segment at link-time addresses, and copied.
  * Needs CAP_SYS_ADMIN.
  *
+ * The import applies to the file while its identity stays: device, inode
+ * number and generation, size and mtime, build id and executable segment.
+ * The ctime is not part of it (a hard link, chmod, chown or touch -a
+ * moves it, as does perf's build-id cache): where only the ctime moved,
+ * the module hashes the file's content again at the next discovery and
+ * keeps the import if it is unchanged, else drops it.  A file written or
+ * replaced gets no import until it is imported again.
+ *
  * Errors:
  *   EPERM    the caller lacks CAP_SYS_ADMIN.
  *   EINVAL   unknown @flags or both of them; @sframe_vaddr 0, not page
@@ -900,7 +908,8 @@ struct codectl_hook_stats {
  *            section is refused.
  *   EEXIST   the object has its own SFrame section (PT_GNU_SFRAME):
  *            discovery uses that one.
- *   ETXTBSY  the file is open for writing.
+ *   ETXTBSY  the file is open for writing, or changed while read.
+ *   EINTR    a fatal signal arrived while the file was read.
  *   EFBIG    @sframe_size is larger than sframe_flat_max, or the section
  *            gets no flat table (too many distinct rules).
  *   ENOSPC   the imports would exceed import_max_bytes.
