@@ -157,7 +157,7 @@ tracers_stage() {
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
 		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
-		-a /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+		-a /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 -a /sbin/ldconfig \
 		-- sh /tests/tracers.sh /codectl.ko
 }
 

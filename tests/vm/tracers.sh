@@ -38,6 +38,12 @@
 #     libc-tracee registers nothing, >= 99%; after codectl import --clear
 #     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so or
 #     LD_PRELOAD=libcodectl-preload.so: >= 99%;
+#   - imports keyed on the content: after codectl import --system, perf
+#     sessions of two programs, each adding libc to a fresh build-id
+#     cache (which moves libc's ctime), and sessions after ln, chmod and
+#     touch -a of libc: >= 99% each; a copy of libc imported, then
+#     rewritten in place with its size and mtime put back: <= 20%, its
+#     import dropped;
 #   - jit-tracee, an example JIT whose generated code (no frame pointers)
 #     calls back into C, its rules registered with libcodectl's JIT
 #     table builder: >= 99% of the samples in the callback complete
@@ -330,13 +336,14 @@ libc_share() {
 	END { done(); printf "%d %d\n", total, complete }'
 }
 
-# libc_run NAME MODE REG: start libc-tracee (with $LIBC_ENV, VAR=VALUE, in
-# its environment when set), and once it has registered
+# libc_run NAME MODE REG: start libc-tracee ($LIBC_PROG if set; with
+# $LIBC_ENV, VAR=VALUE, in its environment when set), and once it has registered
 # (its "ready" line) record it for 3 s (context switches for MODE read,
 # else cpu-clock); print "TOTAL COMPLETE"
 libc_run() {
 	name=$1 mode=$2 reg=$3
-	${LIBC_ENV:+env "$LIBC_ENV"} "$libc" "$reg" "$mode" 60 2>"$tmp/$name.err" &
+	${LIBC_ENV:+env "$LIBC_ENV"} "${LIBC_PROG:-$libc}" "$reg" "$mode" 60 \
+		2>"$tmp/$name.err" &
 	pid=$!
 	wait_ready "$tmp/$name.err"
 	if [ "$mode" = read ]; then
@@ -380,6 +387,98 @@ fi
 codectl import --clear
 r=$(libc_run "libc-qsort-noimport" qsort -n)
 expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
+
+# --- imports keyed on the content: perf's build-id cache, ln, chmod ------------
+# perf record adds every object it sampled to its build-id cache
+# (~/.debug) with link(), which moves the object's ctime; so do ln, chmod
+# and touch -a.  The content is the same, and libc's import must keep
+# applying: each perf session below uses a fresh cache (on the root file
+# system, where libc is, so that link() works as on a real machine) and
+# must be >= 99% complete through libc.  A copy of libc, imported, then
+# rewritten in place with its size and mtime put back (only the ctime
+# says so) must not be unwound with the old rules.
+impf=/sys/kernel/debug/codectl/imports
+import_counter() { sed -n "s/^$1 //p" "$impf"; }
+# import_run NAME PROG MODE: libc_run with PROG and a fresh build-id cache
+import_run() {
+	rm -rf "/perf-home-$1"
+	mkdir "/perf-home-$1"
+	HOME=/perf-home-$1 LIBC_PROG=$2 libc_run "libc-$1" "$3" -n
+}
+# The guest's /etc/ld.so.cache, from its libraries, for --system.
+ldconfig 2>"$tmp/ldconfig.err" ||
+	echo "# ldconfig: $(cat "$tmp/ldconfig.err")"
+# (bpftrace's libLLVM is too large to import: --system says so and
+# imports the rest.)
+codectl import --system >"$tmp/import-system.txt" 2>&1
+echo "# $(tail -n 1 "$tmp/import-system.txt")"
+if grep -q "^imported $libc_so:" "$tmp/import-system.txt"; then
+	ok "codectl import --system imports libc"
+	c0=$(stat -c %Z "$libc_so") rechecked=$(import_counter rechecked)
+	sleep 1
+	r=$(import_run first "$libc" qsort)
+	expect_share "imports: first perf session through libc (qsort)" "$r" ge 99
+	check "imports: perf's build-id cache moved libc's ctime" \
+		"ctime $c0 -> $(stat -c %Z "$libc_so")" \
+		[ "$(stat -c %Z "$libc_so")" != "$c0" ]
+	r=$(import_run second "$here/unwind/v2/libc-tracee" memcpy)
+	expect_share "imports: second perf session, another program (memcpy)" "$r" ge 99
+	check "imports: libc's content checked again, found the same" \
+		"rechecked $rechecked -> $(import_counter rechecked)" \
+		[ "$(import_counter rechecked)" -gt "$rechecked" ]
+	ln "$libc_so" /libc-hardlink
+	r=$(import_run ln "$libc" qsort)
+	expect_share "imports: after ln of libc" "$r" ge 99
+	rm -f /libc-hardlink
+	chmod "$(stat -c %a "$libc_so")" "$libc_so"
+	r=$(import_run chmod "$here/unwind/v2/libc-tracee" qsort)
+	expect_share "imports: after chmod of libc" "$r" ge 99
+	touch -a "$libc_so"
+	r=$(import_run touch "$libc" qsort)
+	expect_share "imports: after touch -a of libc" "$r" ge 99
+	check "imports: libc's import still there, never found changed" \
+		"$(grep "libc.so.6$" "$impf"); changed $(import_counter changed)" \
+		sh -c 'grep -q "libc.so.6$" "$1" && [ "$2" = 0 ]' sh "$impf" \
+		"$(import_counter changed)"
+else
+	not_ok "codectl import --system imports libc" "$(cat "$tmp/import-system.txt")"
+fi
+
+# A copy of libc in its own directory, imported, found through
+# LD_LIBRARY_PATH: complete; then its last byte (in the section headers,
+# which nothing loads) changed in place and its mtime put back.
+rw=/tmp/rewrite
+mkdir -p "$rw"
+cp "$libc_so" "$rw/libc.so.6"
+if codectl import "$rw/libc.so.6" >"$tmp/import-rw.txt" 2>&1; then
+	r=$(LIBC_ENV=LD_LIBRARY_PATH=$rw libc_run libc-rw-before qsort -n)
+	expect_share "imports: a copy of libc, imported" "$r" ge 99
+	check "imports: the tracee ran with the copy" "$(perf script \
+		-i "$tmp/libc-rw-before.data" -F ip,dso 2>&1 | tail -n 3)" \
+		sh -c 'perf script -i "$1" -F ip,dso 2>/dev/null | grep -q "$2"' \
+		sh "$tmp/libc-rw-before.data" "$rw/libc.so.6"
+	touch -r "$rw/libc.so.6" "$rw/ref"
+	before=$(stat -c '%s %Y' "$rw/libc.so.6") changed=$(import_counter changed)
+	sleep 1
+	size=$(stat -c %s "$rw/libc.so.6")
+	last=$(dd if="$rw/libc.so.6" bs=1 skip=$((size - 1)) count=1 2>/dev/null |
+		od -An -tu1 | tr -d ' ')
+	printf "\\$(printf %o $(((last + 1) % 256)))" |
+		dd of="$rw/libc.so.6" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+	touch -r "$rw/ref" "$rw/libc.so.6"
+	check "imports: rewritten with the same size and mtime" \
+		"$before -> $(stat -c '%s %Y' "$rw/libc.so.6")" \
+		[ "$(stat -c '%s %Y' "$rw/libc.so.6")" = "$before" ]
+	r=$(LIBC_ENV=LD_LIBRARY_PATH=$rw libc_run libc-rw-after qsort -n)
+	expect_share "imports: the copy rewritten: not unwound with the old rules" "$r" le 20
+	check "imports: the rewrite was found, the import dropped" \
+		"changed $changed -> $(import_counter changed); $(grep rewrite "$impf")" \
+		sh -c '[ "$1" -gt "$2" ] && ! grep -q rewrite "$3"' sh \
+		"$(import_counter changed)" "$changed" "$impf"
+else
+	not_ok "codectl import $rw/libc.so.6" "$(cat "$tmp/import-rw.txt")"
+fi
+codectl import --clear
 
 # --- through libc, per process: LD_AUDIT=libcodectl-audit.so -----------------
 # The rtld audit module registers every object as it is loaded, libc with
