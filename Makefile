@@ -16,7 +16,8 @@
 #                         built with (scripts/sid-root.sh; as root)
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
-#   make bench-decoder    SFrame lookups/s, ours vs libsframe (a benchmark)
+#   make bench-decoder    SFrame lookups/s, ours (indexed decoder, flat table)
+#                         vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
 #                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
 #   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,

@@ -9,13 +9,16 @@
  * Each lookup yields a complete rule: ours is sframe_find() (binary
  * search, FRE scan, CFA/RA/FP decoded); libsframe's is sframe_find_fre()
  * plus the base register and the CFA, RA and FP offsets, which is what an
- * unwinder needs of it.  Ours runs as the module uses it, with its FDE
- * index (sframe_index_build()), and without for reference.  The pcs are
+ * unwinder needs of it.  Ours runs with its FDE index
+ * (sframe_index_build()), without for reference, and as the module's
+ * unwinder uses it: the flat table (sframe_flat_build(), its bucket
+ * index, sframe_flat_find()) built from the section.  The pcs are
  * visited in a shuffled order (fixed seed), as samples would hit them.
  * The sides alternate in rounds of one pass over all pcs until each has
- * run SECONDS (default 2).  Prints the rates and "ratio: X" (ours with
- * the index / libsframe).  A benchmark, not a test: it fails only if our
- * two configurations disagree.
+ * run SECONDS (default 2).  Prints the rates, "ratio: X" (the indexed
+ * decoder / libsframe) and "flat ratio: X" (the flat table /
+ * libsframe).  A benchmark, not a test: it fails only if our
+ * configurations disagree.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,14 +64,76 @@ static size_t pass_ours(const struct sframe_sec *sec, const uint64_t *pcs,
 	return found;
 }
 
+/* One pass of the flat table; returns the number of pcs found. */
+static size_t pass_flat(const struct sframe_flat *flat, const uint64_t *pcs,
+			size_t n, int64_t *sum)
+{
+	const struct sframe_rule *r;
+	size_t i, found = 0;
+
+	for (i = 0; i < n; i++) {
+		r = sframe_flat_find(flat, pcs[i]);
+		if (!r)
+			continue;
+		found++;
+		*sum += r->cfa.off + r->ra.off + r->fp.off + r->cfa.base;
+	}
+	return found;
+}
+
+/* The module's flat table of @sec, with its bucket index; exits on error. */
+static void flat_of(const struct sframe_sec *sec, struct sframe_flat *flat)
+{
+	uint32_t n, bits = 1, *hash, words;
+	uint8_t shift = 0;
+	int err;
+
+	err = sframe_flat_count(sec, &n);
+	if (err) {
+		fprintf(stderr, "bench-decoder: flat table: %s\n",
+			sframe_strerror(err));
+		exit(2);
+	}
+	while ((1U << bits) <= n)
+		bits++;
+	memset(flat, 0, sizeof(*flat));
+	flat->offs = calloc(n, sizeof(*flat->offs));
+	flat->rule_of = calloc(n, sizeof(*flat->rule_of));
+	flat->rules = calloc(n, sizeof(*flat->rules));
+	hash = calloc(1U << bits, sizeof(*hash));
+	if (!flat->offs || !flat->rule_of || !flat->rules || !hash) {
+		perror("bench-decoder");
+		exit(2);
+	}
+	err = sframe_flat_build(sec, flat, n, n, hash, bits);
+	free(hash);
+	if (err) {
+		fprintf(stderr, "bench-decoder: flat table: %s\n",
+			sframe_strerror(err));
+		exit(2);
+	}
+	words = sframe_flat_index_words(flat, &shift);
+	if (words) {
+		uint32_t *index = calloc(words, sizeof(*index));
+
+		if (!index) {
+			perror("bench-decoder");
+			exit(2);
+		}
+		sframe_flat_index_build(flat, index, words, shift);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 2.0, t_ours = 0, t_lib = 0;
-	double t_plain = 0, t;
+	double t_plain = 0, t_flat = 0, t;
 	size_t n = 0, cap = 1 << 20, i, found_ours = 0, found_lib = 0;
-	size_t found_plain = 0;
+	size_t found_plain = 0, found_flat = 0;
 	uint64_t rounds_ours = 0, rounds_lib = 0, rounds_plain = 0, *pcs;
-	int64_t sum_ours = 0, sum_lib = 0, sum_plain = 0;
+	uint64_t rounds_flat = 0;
+	int64_t sum_ours = 0, sum_lib = 0, sum_plain = 0, sum_flat = 0;
+	struct sframe_flat flat;
 	uint32_t idx_words, *idx;
 	struct elf_section es;
 	struct sframe_sec sec, plain;
@@ -121,8 +186,12 @@ int main(int argc, char **argv)
 	}
 	printf("FDE index: %u words (%zu bytes), %u bytes of text per bucket\n",
 	       idx_words, idx_words * sizeof(*idx), 1u << shift);
+	flat_of(&sec, &flat);
+	printf("flat table: %u entries, %u rules, %u buckets\n", flat.nr,
+	       flat.nr_rules, flat.index_nb);
 
-	while (t_ours < secs || t_lib < secs || t_plain < secs) {
+	while (t_ours < secs || t_lib < secs || t_plain < secs ||
+	       t_flat < secs) {
 		t = now();
 		found_ours = pass_ours(&sec, pcs, n, &sum_ours);
 		t_ours += now() - t;
@@ -132,6 +201,10 @@ int main(int argc, char **argv)
 		t_plain += now() - t;
 		rounds_plain++;
 		t = now();
+		found_flat = pass_flat(&flat, pcs, n, &sum_flat);
+		t_flat += now() - t;
+		rounds_flat++;
+		t = now();
 		found_lib = lib_pass(d, es.addr, pcs, n, &sum_lib);
 		t_lib += now() - t;
 		rounds_lib++;
@@ -140,15 +213,20 @@ int main(int argc, char **argv)
 	       rounds_ours * n / t_ours, found_ours, n);
 	printf("ours, no index: %12.0f lookups/s (%zu of %zu pcs found)\n",
 	       rounds_plain * n / t_plain, found_plain, n);
+	printf("ours, flat:     %12.0f lookups/s (%zu of %zu pcs found)\n",
+	       rounds_flat * n / t_flat, found_flat, n);
 	printf("libsframe:      %12.0f lookups/s (%zu of %zu pcs found)\n",
 	       rounds_lib * n / t_lib, found_lib, n);
-	printf("checksums: %" PRId64 " %" PRId64 " %" PRId64 "\n", sum_ours,
-	       sum_plain, sum_lib);
+	printf("checksums: %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+	       sum_ours, sum_plain, sum_flat, sum_lib);
 	printf("ratio without index: %.2f\n",
 	       (rounds_plain / t_plain) / (rounds_lib / t_lib));
 	printf("ratio: %.2f\n", (rounds_ours / t_ours) / (rounds_lib / t_lib));
+	printf("flat ratio: %.2f\n",
+	       (rounds_flat / t_flat) / (rounds_lib / t_lib));
 	lib_close(d);
 	free(idx);
-	/* Both of ours must agree exactly; libsframe is compared elsewhere. */
-	return found_ours == found_plain && sum_ours == sum_plain ? 0 : 1;
+	/* Ours must agree exactly; libsframe is compared elsewhere. */
+	return found_ours == found_plain && sum_ours == sum_plain &&
+	       found_ours == found_flat && sum_ours == sum_flat ? 0 : 1;
 }
