@@ -480,9 +480,9 @@ int codectl_hooks_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s attached %d ftrace %d error %d\n", s.name,
 			   !!(s.flags & CODECTL_HOOK_ATTACHED),
 			   !!(s.flags & CODECTL_HOOK_FTRACE), s.error);
-		seq_printf(m, "%s calls %llu redirected %llu declined %llu missed %llu fallbacks %llu\n",
+		seq_printf(m, "%s calls %llu redirected %llu declined %llu missed %llu fallbacks %llu walks %llu ns %lld\n",
 			   s.name, s.calls, s.redirected, s.declined, s.missed,
-			   s.fallbacks);
+			   s.fallbacks, s.walks, atomic64_read(&h->walk.ns));
 		seq_printf(m, "%s frames", s.name);
 		for (i = 1; i < ARRAY_SIZE(s.frames); i++)
 			if (codectl_frame_names[i])

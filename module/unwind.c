@@ -728,6 +728,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	/* user_mode() and user_64bit_mode() only read, but take no const. */
 	struct pt_regs *r = (struct pt_regs *)regs;
 
+	w->t0 = ktime_get_mono_fast_ns();
 	w->stop = 0;
 	w->nofault = nofault;
 	w->uaccess_ok = false;
@@ -820,6 +821,7 @@ void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 			atomic64_add(w->frames[i], &c->frames[i]);
 	if (w->fallbacks)
 		atomic64_add(w->fallbacks, &c->fallbacks);
+	atomic64_add(ktime_get_mono_fast_ns() - w->t0, &c->ns);
 }
 
 static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,

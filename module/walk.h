@@ -104,6 +104,7 @@ struct codectl_walk {
 	struct codectl_sec_cache cache[2];
 	u32 frames[8];
 	u32 fallbacks;
+	u64 t0;
 };
 
 /**
@@ -113,12 +114,15 @@ struct codectl_walk {
  * @stops:	walks, by CODECTL_STOP_*
  * @fallbacks:	SFrame steps that fell back to frame pointers because the
  *		section's page was not resident (non-faulting walks)
+ * @ns:		time the walks took, from codectl_walk_start() to
+ *		codectl_walk_end() (ktime_get_mono_fast_ns(): NMI-safe)
  */
 struct codectl_walk_counters {
 	atomic64_t walks;
 	atomic64_t frames[8];
 	atomic64_t stops[16];
 	atomic64_t fallbacks;
+	atomic64_t ns;
 };
 
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
