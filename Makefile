@@ -20,6 +20,11 @@
 #                         vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
 #                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
+#   make bench-profile    perf record -g at 1000 Hz with frame pointers,
+#                         with codectl's hooks, with --call-graph dwarf:
+#                         complete stacks, bytes per sample, samples lost,
+#                         slowdown, the hook's time per sample (a benchmark,
+#                         in a guest; SERIES="6.12" by default)
 #   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,
 #                         libstdc++, ld.so (SYNTH_OBJS=...): coverage, size,
 #                         time (codectl synth -n 9; a benchmark)
@@ -51,7 +56,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-synth \
+	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -109,6 +114,9 @@ bench-decoder:
 
 bench-unwind:
 	$(MAKE) -C tests/vm/unwind bench SERIES="$(SERIES)"
+
+bench-profile: lib
+	$(MAKE) -C tests/vm/unwind bench-profile SERIES="$(SERIES)"
 
 SYNTH_OBJS ?= $(foreach l,libc.so.6 libstdc++.so.6 ld-linux-x86-64.so.2,\
 		$(realpath /lib/x86_64-linux-gnu/$(l)))
