@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 struct file;
+struct pt_regs;
 struct inode;
 struct codectl_shared_flat;
 struct seq_file;
@@ -471,6 +472,9 @@ long codectl_harness_request(struct file *file, unsigned long arg);
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);
 long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs);
+#define CODECTL_HOOKS_ST_MAX	128
+unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
+					 bool perf);
 int codectl_hooks_show(struct seq_file *m, void *v);
 
 /* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */

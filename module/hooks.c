@@ -201,6 +201,57 @@ static int codectl_unwind_user(struct unwind_stacktrace *trace,
 	return ret;
 }
 
+/* ---- the self-test's NMI walks ---------------------------------------- */
+
+struct codectl_hook_st_ctx {
+	u64 *ips;
+	unsigned int nr, max;
+};
+
+static bool codectl_hook_st_consume(void *cookie, unsigned long addr)
+{
+	struct codectl_hook_st_ctx *c = cookie;
+
+	c->ips[c->nr++] = addr;
+	return c->nr < c->max;
+}
+
+/**
+ * codectl_hooks_selftest_walk() - a hook's own walk, from the self-test
+ * @regs:	the user registers an NMI interrupted
+ * @buf:	CODECTL_HOOKS_ST_MAX + 1 words: a perf callchain entry's nr,
+ *		then the pcs
+ * @perf:	run perf_callchain_user()'s replacement, else that of
+ *		arch_stack_walk_user()
+ *
+ * Calls the replacement itself, as the kprobe would have had the kernel
+ * do (counted in that hook's counters, in flight for unloading), so the
+ * self-test exercises the tracer hooks' walk in a real NMI.
+ *
+ * Context: NMI (any).
+ * Return: the number of pcs, at buf[1] on.
+ */
+unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
+					 bool perf)
+{
+	struct perf_callchain_entry *e = (struct perf_callchain_entry *)buf;
+	struct perf_callchain_entry_ctx ctx = {
+		.entry = e, .max_stack = CODECTL_HOOKS_ST_MAX,
+	};
+	struct codectl_hook_st_ctx c = {
+		.ips = buf + 1, .max = CODECTL_HOOKS_ST_MAX,
+	};
+
+	atomic_long_inc(&codectl_hooks_inflight);
+	if (perf) {
+		e->nr = 0;
+		codectl_perf_callchain_user(&ctx, regs);
+		return e->nr;
+	}
+	codectl_arch_stack_walk_user(codectl_hook_st_consume, &c, regs);
+	return c.nr;
+}
+
 /* ---- the kprobes ------------------------------------------------------ */
 
 /*

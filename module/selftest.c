@@ -13,7 +13,11 @@
  * overflows do, which the first mode (an NMI inside the timer's
  * interrupt) never does.  Only the NMI consumer requests then, and its
  * traces come with CODECTL_TRACE_MOVED when the task ran on before the
- * task_work did.
+ * task_work did.  Each of those NMIs also runs a tracer hook's own walk
+ * on the registers it interrupted (perf_callchain_user()'s replacement
+ * and arch_stack_walk_user()'s in turn, codectl_hooks_selftest_walk()):
+ * no faults, no locks, in a real NMI.  The callback compares its callers
+ * (frame 0 may have moved) with the trace the task-context walk gave.
  *
  * Protocol of STOP (documented in the uapi): disarm (timer cancelled, NMI
  * handler unregistered: no request after this), deliver the caller's own
@@ -75,6 +79,10 @@ static struct {
 	ktime_t period;
 	struct hrtimer timer;
 	struct codectl_st_consumer c[2];
+	atomic64_t nmi_walks;
+	atomic64_t nmi_walk_frames;
+	atomic64_t nmi_walk_compared;
+	atomic64_t nmi_walk_equal;
 	atomic64_t entries;
 	atomic64_t cookie_mismatches;
 	atomic64_t trace_mismatches;
@@ -94,6 +102,19 @@ static struct {
 	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(codectl_st.wq),
 	.seen_lock = __SPIN_LOCK_UNLOCKED(codectl_st.seen_lock),
 };
+
+/*
+ * The last NMI walk of a CPU, for the callback of its cookie: written in
+ * the NMI, cookie last; read by the callback, cookie first and last.
+ */
+struct codectl_st_walk {
+	u64 cookie;
+	u32 nr;
+	u32 hash;
+	u64 buf[CODECTL_HOOKS_ST_MAX + 1];
+};
+
+static DEFINE_PER_CPU(struct codectl_st_walk, codectl_st_walk);
 
 /* The hrtimer handler of this CPU is waiting for its NMI. */
 static DEFINE_PER_CPU(int, codectl_st_expected);
@@ -130,6 +151,37 @@ static u64 codectl_st_outstanding(void)
 	return n;
 }
 
+/* A hash of the callers (frame 0 is where the task was). */
+static u32 codectl_st_callers_hash(const u64 *ips, u32 nr)
+{
+	return nr > 1 ? jhash(ips + 1, (nr - 1) * sizeof(u64), nr) : nr;
+}
+
+/*
+ * The NMI consumer's trace of @cookie against the hook's walk the NMI
+ * made: the same callers (the deferred trace is cut at the NMI walk's
+ * room).  Not compared when a later NMI replaced that walk.
+ */
+static void codectl_st_compare(const struct codectl_unwind_trace *t,
+			       u64 cookie)
+{
+	const struct codectl_st_walk *w =
+		per_cpu_ptr(&codectl_st_walk, codectl_st.target_cpu);
+	u32 nr, hash, tnr = min_t(u32, t->nr, CODECTL_HOOKS_ST_MAX);
+
+	if (READ_ONCE(w->cookie) != cookie)
+		return;
+	smp_rmb();	/* the fields after the cookie: codectl_st_nmi_walk() */
+	nr = w->nr;
+	hash = w->hash;
+	smp_rmb();	/* and the cookie again: not replaced meanwhile */
+	if (READ_ONCE(w->cookie) != cookie)
+		return;
+	atomic64_inc(&codectl_st.nmi_walk_compared);
+	if (nr == tnr && hash == codectl_st_callers_hash(t->ips, tnr))
+		atomic64_inc(&codectl_st.nmi_walk_equal);
+}
+
 static void codectl_st_callback(struct codectl_unwind_work *work,
 				const struct codectl_unwind_trace *t,
 				u64 cookie)
@@ -143,6 +195,8 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 
 	if (atomic64_read(&c->cookie) != cookie)
 		atomic64_inc(&codectl_st.cookie_mismatches);
+	if (i == CODECTL_ST_NMI && codectl_st.remote)
+		codectl_st_compare(t, cookie);
 	hash = jhash(t->ips, t->nr * sizeof(u64), t->nr);
 	hash = jhash(t->methods, t->nr, hash);
 
@@ -186,6 +240,23 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 }
 
 #if CODECTL_HAVE_SELF_NMI
+/* In the NMI that interrupted the target's user code: a hook's walk. */
+static void codectl_st_nmi_walk(struct pt_regs *regs, u64 cookie)
+{
+	struct codectl_st_walk *w = this_cpu_ptr(&codectl_st_walk);
+	bool perf = atomic64_inc_return(&codectl_st.nmi_walks) & 1;
+	u32 nr;
+
+	WRITE_ONCE(w->cookie, 0);
+	smp_wmb();	/* the cookie cleared before the fields change */
+	nr = codectl_hooks_selftest_walk(regs, w->buf, perf);
+	atomic64_add(nr, &codectl_st.nmi_walk_frames);
+	w->nr = nr;
+	w->hash = codectl_st_callers_hash(w->buf + 1, nr);
+	smp_wmb();	/* the fields before the cookie: codectl_st_compare() */
+	WRITE_ONCE(w->cookie, cookie);
+}
+
 static int codectl_st_nmi(unsigned int type, struct pt_regs *regs)
 {
 	u64 cookie;
@@ -206,6 +277,8 @@ static int codectl_st_nmi(unsigned int type, struct pt_regs *regs)
 		if (ret >= 0 && user_mode(regs)) {
 			atomic64_inc(&codectl_st.nmi_user);
 			atomic64_set(&codectl_st.user_cookie, cookie);
+			if (codectl_st.remote && ret == 0)
+				codectl_st_nmi_walk(regs, cookie);
 		}
 	}
 	this_cpu_write(codectl_st_nmi_seen, 1);
@@ -321,6 +394,10 @@ static long codectl_st_start(void __user *uargs)
 		atomic64_set(&codectl_st.c[i].cookie, 0);
 	}
 	atomic64_set(&codectl_st.entries, 0);
+	atomic64_set(&codectl_st.nmi_walks, 0);
+	atomic64_set(&codectl_st.nmi_walk_frames, 0);
+	atomic64_set(&codectl_st.nmi_walk_compared, 0);
+	atomic64_set(&codectl_st.nmi_walk_equal, 0);
 	atomic64_set(&codectl_st.cookie_mismatches, 0);
 	atomic64_set(&codectl_st.trace_mismatches, 0);
 	atomic64_set(&codectl_st.refused, 0);
@@ -425,6 +502,10 @@ static long codectl_st_stop(void __user *uargs)
 	a.refused = atomic64_read(&codectl_st.refused);
 	a.moved = atomic64_read(&codectl_st.moved);
 	a.nmi_user = atomic64_read(&codectl_st.nmi_user);
+	a.nmi_walks = atomic64_read(&codectl_st.nmi_walks);
+	a.nmi_walk_frames = atomic64_read(&codectl_st.nmi_walk_frames);
+	a.nmi_walk_compared = atomic64_read(&codectl_st.nmi_walk_compared);
+	a.nmi_walk_equal = atomic64_read(&codectl_st.nmi_walk_equal);
 	a.nr = codectl_st.last_nr;
 	a.stop = codectl_st.last_stop;
 	spin_unlock(&codectl_st.seen_lock);

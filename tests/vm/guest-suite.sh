@@ -21,6 +21,9 @@
 #      full run is 1000000) from 4 threads, seed $CODECTL_FUZZ_SEED or new
 #   3b. codectl-storm: the lifecycle race storm for $CODECTL_STORM_SECONDS
 #      (default 10)
+#   3b'. the tracer hooks' walk in real NMIs (the self-test's REMOTE mode
+#      runs it in each NMI that interrupts user code, and compares it with
+#      the task-context walk) while a storm runs beside it
 #   3c. the unwinding tests: unwind/VARIANT/unwind-test for the variants
 #      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
 #      binutils 2.40/2.44/2.47, and frame pointers), looked for under
@@ -285,6 +288,29 @@ else
 	not_ok "codectl-storm present" "$storm not found"
 fi
 echo "# time: storm done after $(($(now) - t_start)) s"
+
+# --- 3b'. the tracer hooks' walk in real NMIs, beside a storm ------------------
+# The self-test's REMOTE mode sends NMIs that interrupt the test's user
+# code; each runs a tracer hook's own walk there (perf_callchain_user's and
+# arch_stack_walk_user's replacements in turn) and its callers are
+# compared with the task-context walk's, while the race storm (its rmmod
+# mode, which leaves the module's counters to the self-test) forks, execs
+# and unmaps registered memory in other processes.  Lockdep and atomic-sleep
+# reports would fail the run (vm-run's verdict on the kernel log).
+if [ -x "$abi_test" ] && [ -x "$storm" ]; then
+	"$storm" -r -t 8 >"$tmp/nmi-storm.out" 2>&1 &
+	storm_pid=$!
+	run_prog "hooks' walk in NMIs beside a storm" "$abi_test" \
+		deferred_selftest_remote
+	wait $storm_pid
+	rc=$?
+	# (Its counts expect an rmmod, as in 4a: only that it ran and ended.)
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/nmi-storm.out" | tail -n 1)
+	check "the storm beside the NMI walks carried on and ended cleanly" \
+		"exit status $rc, '$last'" [ "$rc" = 0 -a -n "$last" ]
+	grep -E '^(perf_callchain_user|arch_stack_walk_user) (calls|stops)' \
+		/sys/kernel/debug/codectl/hooks | sed 's/^/# /'
+fi
 
 # --- 3c. the unwinding tests --------------------------------------------------
 for v in $unwind_variants; do

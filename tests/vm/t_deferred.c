@@ -633,6 +633,10 @@ static void st_print(const char *what, const struct codectl_selftest_args *a)
 	       ULL(a->nmi_requests), ULL(a->nmi_callbacks), ULL(a->entries),
 	       ULL(a->cookie_mismatches), ULL(a->trace_mismatches),
 	       ULL(a->refused), ULL(a->nmi_user), a->moved, a->nr, a->stop);
+	if (a->nmi_walks)
+		printf("# %s: the hooks' walk in %llu NMIs: %llu frames; compared with the task-context trace %llu, the same %llu\n",
+		       what, ULL(a->nmi_walks), ULL(a->nmi_walk_frames),
+		       ULL(a->nmi_walk_compared), ULL(a->nmi_walk_equal));
 }
 
 /* Every request called back, no mismatch. */
@@ -757,6 +761,21 @@ TEST(deferred_selftest_remote)
 	       ULL(a.nmi_requests), ULL(a.nmi_user));
 	EXPECT(a.nr >= 1, "REMOTE: no trace of an NMI that hit user code");
 	st_last_trace("REMOTE", &a);
+	/*
+	 * Each NMI that hit user code ran a tracer hook's walk there; the
+	 * callers it found are those the task-context walk found a few
+	 * instructions later, unless dchain's functions returned meanwhile.
+	 */
+	EXPECT(a.nmi_walks > 0 && a.nmi_walks <= a.nmi_user,
+	       "REMOTE: %llu hook walks in NMI for %llu requests from user code",
+	       ULL(a.nmi_walks), ULL(a.nmi_user));
+	EXPECT(a.nmi_walk_frames >= 3 * a.nmi_walks,
+	       "REMOTE: %llu frames in %llu hook walks in NMI (want >= 3 each)",
+	       ULL(a.nmi_walk_frames), ULL(a.nmi_walks));
+	EXPECT(a.nmi_walk_compared >= 10 &&
+	       a.nmi_walk_equal * 100 >= a.nmi_walk_compared * 90,
+	       "REMOTE: hook walks in NMI the same as in task context: %llu of %llu",
+	       ULL(a.nmi_walk_equal), ULL(a.nmi_walk_compared));
 	EXPECT_RC(st_start_flags(g_fd, 100, 2), EINVAL, "START with an unknown flag");
 out:
 	return T_PASS;

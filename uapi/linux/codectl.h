@@ -749,6 +749,16 @@ struct codectl_unwind_stats {
  *		(EOPNOTSUPP).  Unknown flags: EINVAL
  * @moved:	out: callbacks whose trace had CODECTL_TRACE_MOVED
  * @nmi_user:	out: NMI requests made while user code ran
+ * @nmi_walks:	out (REMOTE): NMIs that interrupted user code and ran a
+ *		tracer hook's own walk on the registers they interrupted
+ *		(perf_callchain_user's and arch_stack_walk_user's
+ *		replacements in turn; counted in their HOOK_STATS too)
+ * @nmi_walk_frames: out (REMOTE): the frames those walks gave
+ * @nmi_walk_compared: out (REMOTE): NMI walks whose request's callback
+ *		ran before the next NMI walk: compared with the callback's
+ *		trace (the walk in task context)
+ * @nmi_walk_equal: out (REMOTE): of those, the same callers (frames 1 on;
+ *		frame 0 may have moved) and the same number of frames
  *
  * A kernel self-test of the deferred-unwind API with two consumers, one
  * requesting from an hrtimer on the caller's CPU while the calling thread
@@ -786,6 +796,10 @@ struct codectl_selftest_args {
 	__u32 flags;
 	__u32 moved;
 	__u64 nmi_user;
+	__u64 nmi_walks;
+	__u64 nmi_walk_frames;
+	__u64 nmi_walk_compared;
+	__u64 nmi_walk_equal;
 };
 
 #define CODECTL_SELFTEST_REMOTE		0x1
