@@ -45,6 +45,6 @@ for s in "${series[@]}"; do
 		rc=1
 	fi
 	# The script's lines only (not the kernel's, not vm-run's).
-	grep -aE '^(# workload|# (perf-fp|codectl|perf-dwarf):|row |unprofiled |perf-fp |codectl |perf-dwarf |goal )' "$log" || true
+	grep -aE '^(# workload|# (perf-fp|codectl|perf-dwarf): [0-9]|row |unprofiled |perf-fp |codectl |perf-dwarf |goal )' "$log" || true
 done
 exit $rc
