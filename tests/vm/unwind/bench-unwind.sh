@@ -22,16 +22,10 @@
 # .cache/logs/bench-unwind-SERIES.log.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../../.." && pwd)
-logs=${CODECTL_CACHE:-$top/.cache}/logs
-mkdir -p "$logs"
-read -r -a series <<<"${SERIES:-6.1 6.12}"
-export CODECTL_VM_QEMU_ARGS=${CODECTL_VM_QEMU_ARGS-"-icount shift=0,align=off -smp 1"}
-echo "# guest clock: ${CODECTL_VM_QEMU_ARGS:-real time} (with -icount shift=0, 1 ns = 1 instruction)"
+bench_default_series="6.1 6.12"
+# shellcheck source=bench-guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-guest.sh"
 args=$*
-
-make -s -C "$here" >/dev/null
 rc=0
 for s in "${series[@]}"; do
 	ko=$("$top/scripts/build-module.sh" "$s")
