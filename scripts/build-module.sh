@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build codectl.ko for one of the stock kernels in the cache, in a copy of
-# the sources of its own (.cache/build/SERIES, or $CODECTL_BUILD_DIR/SERIES),
+# the sources of its own (.cache/build/SERIES, $CODECTL_BUILD_DIR/SERIES,
+# or with a cache elsewhere ($CODECTL_CACHE) $CODECTL_CACHE/build/TREE/SERIES),
 # so that builds for several kernels (or several work trees) never share
 # objects.  Prints the path of the built module.
 #
@@ -60,7 +61,15 @@ series=${1:?usage: build-module.sh [--consumer] SERIES [kbuild args]}
 shift
 cache=${CODECTL_CACHE:-$top/.cache}
 toolchain "$series" || exit 1
-out=${CODECTL_BUILD_DIR:-$cache/build}/$series
+# A cache shared by several work trees (CODECTL_CACHE) gets a build
+# directory per tree.
+if [ -n "${CODECTL_BUILD_DIR:-}" ]; then
+	out=$CODECTL_BUILD_DIR/$series
+elif [ "$cache" = "$top/.cache" ]; then
+	out=$cache/build/$series
+else
+	out=$cache/build/${top##*/}/$series
+fi
 
 mkdir -p "$out"
 out=$(readlink -f "$out")

@@ -38,6 +38,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CODECTL_CACHE:-$top/.cache}
 logs=${CODECTL_LOG_DIR:-$cache/logs}
+# A cache shared by several work trees: logs per tree.
+[ -n "${CODECTL_LOG_DIR:-}" ] || [ "$cache" = "$top/.cache" ] ||
+	logs=$cache/logs/${top##*/}
 mkdir -p "$logs"
 
 vm_only=0
