@@ -775,7 +775,9 @@ static void describe(struct fuzz_thread *t, const struct call *c, int err,
 }
 
 /* The last CODECTL_SFRAME_E_* code this header knows. */
-#ifdef CODECTL_SFRAME_E_FRE_RANGE
+#if defined(CODECTL_SFRAME_E_FDE_FRES)
+#define SFRAME_E_LAST CODECTL_SFRAME_E_FDE_FRES
+#elif defined(CODECTL_SFRAME_E_FRE_RANGE)
 #define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_RANGE
 #else
 #define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_TOTAL
