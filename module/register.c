@@ -234,8 +234,8 @@ static void codectl_sframe_summarize(struct codectl_reg *reg, const u8 *mem)
  * section plus CODECTL_FLAT_EXTRA.  A PCINC FRE takes 2 bytes at least,
  * so only PCMASK FDEs (PLT stubs: one block of FREs repeated over the
  * function) expand beyond that; the allowance holds 21,000 PLT stubs.  A
- * table is at most 12 bytes per entry: 24 bytes of table per byte of
- * section, plus 768 KiB.
+ * table is at most 10 bytes per entry and 48 per rule (4096 at most): 20
+ * bytes per byte of section plus 832 KiB.
  */
 #define CODECTL_FLAT_PER_BYTE	2
 #define CODECTL_FLAT_EXTRA	(64U << 10)
