@@ -1157,6 +1157,8 @@ int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
 		}
 		/* The function ends here, unless the next starts here. */
 		err = sf_flat_add(&c, c.end, SFRAME_FLAT_NONE);
+		if (!err)
+			err = sf_resched(sec, &work, 1);
 		if (err)
 			return err;
 	}
