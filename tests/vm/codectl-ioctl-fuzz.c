@@ -115,6 +115,8 @@ struct fuzz_thread {
 	struct rng rng;
 	uint8_t *scratch;
 	uint8_t *bounds;	/* BOUNDS_PAGES RW: PCMASK sections, JIT chains */
+	unsigned long bounds_calls[3], bounds_ok[3];
+	uint64_t bounds_max_ns;
 	unsigned long calls, target, remaps, undocumented, wrong;
 	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
 };
@@ -997,6 +999,10 @@ static void bounds_check(struct fuzz_thread *t, const struct call *c, int rc,
 {
 	char why[128];
 
+	t->bounds_calls[c->bounds]++;
+	t->bounds_ok[c->bounds] += !rc;
+	if (cpu_ns > t->bounds_max_ns)
+		t->bounds_max_ns = cpu_ns;
 	if (cpu_ns > BOUNDS_CPU_MS * 1000000ULL) {
 		t->wrong++;
 		snprintf(why, sizeof(why), "%s took %llu ms of CPU time",
@@ -1235,6 +1241,23 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		remaps += th[i].remaps;
 	}
 	print_histogram(th, nthreads, secs, total, remaps);
+	{
+		unsigned long n[3] = { 0 }, ok[3] = { 0 };
+		uint64_t most = 0;
+		int b;
+
+		for (i = 0; i < nthreads; i++) {
+			for (b = B_PCMASK; b <= B_CHAIN; b++) {
+				n[b] += th[i].bounds_calls[b];
+				ok[b] += th[i].bounds_ok[b];
+			}
+			if (th[i].bounds_max_ns > most)
+				most = th[i].bounds_max_ns;
+		}
+		printf("# bounds: %lu PCMASK registrations (%lu registered), %lu JIT chains (%lu registered), the slowest %.1f ms of CPU time\n",
+		       n[B_PCMASK], ok[B_PCMASK], n[B_CHAIN], ok[B_CHAIN],
+		       most / 1e6);
+	}
 	tap(!undoc, "every answer is an errno the header documents for its option (%lu calls, %lu not)",
 	    total, undoc);
 	tap(!wrong, "calls that must fail failed, successful answers make sense (%lu wrong)",
