@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct file;
@@ -69,7 +70,6 @@ struct sframe_sec;
  */
 struct codectl_reg {
 	refcount_t ref;
-	u32 charge;
 	u32 kind;
 	u32 origin;
 	u32 build_id_len;
@@ -85,7 +85,8 @@ struct codectl_reg {
 	struct sframe_flat *sframe_flat;
 	struct sframe_sec *sframe_sec;
 	struct codectl_shared_flat *shared;
-	u32 sframe_mem;
+	u64 charge;
+	u64 sframe_mem;
 	u32 sframe_version;
 	u32 num_fdes;
 	u32 num_fres;
@@ -365,6 +366,28 @@ struct codectl_elf_src {
 	u32 origin;
 	u32 import_gen;
 };
+
+/*
+ * Bounds of what one unwind does in user memory, whatever the registered
+ * tables say (codectl(4), BOUNDS):
+ * CODECTL_SFRAME_MAX_FRES	FREs of one SFrame function: registration
+ *				refuses a section with a function that has
+ *				more (ENOEXEC, CODECTL_SFRAME_E_FDE_FRES); an
+ *				in-place lookup scans no more
+ * CODECTL_JIT_MAX_TABLES	JIT tables in a chain: registration refuses
+ *				a longer chain (ELOOP); a lookup follows no
+ *				more (CODECTL_STOP_TABLE)
+ * CODECTL_JIT_MAX_RESERVED	bytes of entries of one JIT table (EINVAL)
+ * CODECTL_WALK_BUDGET		units of work per walk in user memory: one
+ *				per read of a section or table, per FDE
+ *				probed, per FRE scanned, per JIT table or
+ *				entry read; past it the walk ends with
+ *				CODECTL_STOP_BUDGET
+ */
+#define CODECTL_SFRAME_MAX_FRES		4096
+#define CODECTL_JIT_MAX_TABLES		64
+#define CODECTL_JIT_MAX_RESERVED	SZ_1G
+#define CODECTL_WALK_BUDGET		32768
 
 /* register.c: the registration pipeline of every source */
 int codectl_register_elf(const struct codectl_elf_src *src);

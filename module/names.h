@@ -27,6 +27,7 @@
 	[CODECTL_STOP_TABLE] = "table",			\
 	[CODECTL_STOP_NO_USER] = "no_user",		\
 	[CODECTL_STOP_NOMEM] = "nomem",			\
+	[CODECTL_STOP_BUDGET] = "budget",		\
 }
 
 #endif /* CODECTL_NAMES_H */

@@ -166,7 +166,7 @@ static int codectl_query_fill(struct codectl_query_info *q,
 	q->num_fres = reg->num_fres;
 	q->coverage = reg->coverage;
 	q->sframe_table = codectl_query_table(reg);
-	q->charge = reg->charge;
+	q->charge = min_t(u64, reg->charge, U32_MAX);
 	q->build_id_len = reg->build_id_len;
 	ret = codectl_answer_string(reg->pathname, q->pathname,
 				    &q->pathname_len);

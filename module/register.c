@@ -96,6 +96,7 @@ CODECTL_SAME_CODE(E_FRE_COUNT);
 CODECTL_SAME_CODE(E_FRE_FLEX);
 CODECTL_SAME_CODE(E_FRE_TOTAL);
 CODECTL_SAME_CODE(E_FRE_RANGE);
+CODECTL_SAME_CODE(E_FDE_FRES);
 
 /**
  * codectl_sframe_read() - the decoder's reader for a section in the
@@ -115,7 +116,21 @@ static int codectl_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 	       -1 : 0;
 }
 
-/* The checks after the header's, on a section ready for lookups. */
+/*
+ * The decoder's resched in loops over a whole section (validation, flat
+ * table and index builds): a section in user memory can be of any size.
+ */
+static int codectl_sframe_resched(void)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
+}
+
+/*
+ * The checks after the header's, on a section ready for lookups: with
+ * @full, every FDE and FRE, and no function with more than
+ * CODECTL_SFRAME_MAX_FRES FREs (the bound of an in-place lookup's scan).
+ */
 static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
 				u64 text_end, bool full)
 {
@@ -123,6 +138,8 @@ static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
 		return SFRAME_E_ABI;
 	sec->text_start = text_start;
 	sec->text_end = text_end;
+	sec->max_fres = CODECTL_SFRAME_MAX_FRES;
+	sec->resched = codectl_sframe_resched;
 	return full ? sframe_validate(sec) : SFRAME_OK;
 }
 
@@ -213,12 +230,37 @@ static void codectl_sframe_summarize(struct codectl_reg *reg, const u8 *mem)
 #define CODECTL_FLAT_HASH_BITS	13
 
 /*
- * Build the flat lookup table of a checked copy of a section into @reg.
+ * Entries a flat table may have: CODECTL_FLAT_PER_BYTE per byte of its
+ * section plus CODECTL_FLAT_EXTRA.  A PCINC FRE takes 2 bytes at least,
+ * so only PCMASK FDEs (PLT stubs: one block of FREs repeated over the
+ * function) expand beyond that; the allowance holds 21,000 PLT stubs.  A
+ * table is at most 10 bytes per entry and 48 per rule (4096 at most): 20
+ * bytes per byte of section plus 832 KiB.
+ */
+#define CODECTL_FLAT_PER_BYTE	2
+#define CODECTL_FLAT_EXTRA	(64U << 10)
+
+/*
+ * The most bytes the flat table of @n entries can take: offsets and rule
+ * numbers, an index of at most n / 2 + 2 words, the distinct rules.
+ */
+static u64 codectl_flat_bytes(u64 n)
+{
+	return sizeof(struct sframe_flat) + n * 2 * sizeof(u32) +
+	       (n / 2 + 2) * sizeof(u32) +
+	       min_t(u64, n, CODECTL_FLAT_MAX_RULES) *
+	       sizeof(struct sframe_rule);
+}
+
+/*
+ * Build the flat lookup table of a checked copy of a section into @reg,
+ * if it fits in @room bytes and within the expansion bound: its size is
+ * known before anything is allocated.
  * Return: 0, or -ENOMEM / -E2BIG when the section gets none (it is then
  * decoded in user memory at each unwind).
  */
 static int codectl_sframe_flatten(struct codectl_reg *reg,
-				  const struct sframe_sec *sec)
+				  const struct sframe_sec *sec, u64 room)
 {
 	struct sframe_flat *flat;
 	struct sframe_rule *rules;
@@ -226,8 +268,11 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 	int ret = -ENOMEM;
 	u8 shift;
 
-	if (sframe_flat_count(sec, &n) || n > U32_MAX / 8)
+	if (sframe_flat_count(sec, &n) ||
+	    n > (u64)CODECTL_FLAT_PER_BYTE * sec->hdr.size + CODECTL_FLAT_EXTRA)
 		return -E2BIG;
+	if (codectl_flat_bytes(n) > room)
+		return -ENOMEM;
 	flat = kzalloc(sizeof(*flat), GFP_KERNEL_ACCOUNT);
 	if (!flat)
 		return -ENOMEM;
@@ -263,8 +308,9 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 		sframe_flat_index_build(flat, index, words, shift);
 	}
 	reg->sframe_mem = sizeof(*flat) +
-		n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
-		flat->nr_rules * sizeof(*rules) + words * sizeof(*index);
+		(u64)n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
+		(u64)flat->nr_rules * sizeof(*rules) +
+		(u64)words * sizeof(*index);
 	ret = 0;
 out:
 	/* The scratch rules are freed below, not with the table. */
@@ -277,6 +323,21 @@ out:
 	return ret;
 }
 
+/*
+ * What is left of max_bytes in current's address space: the tables of a
+ * new registration are sized against it before they are built (the
+ * insertion checks the limit again, under the registry's lock).
+ */
+static u64 codectl_mm_room(void)
+{
+	u64 max = READ_ONCE(codectl_max_bytes);
+	unsigned int nr;
+	size_t bytes;
+
+	codectl_mm_usage(codectl_mm_find(current->mm), &nr, &bytes);
+	return bytes < max ? max - bytes : 0;
+}
+
 /* FDE index words at most (16 MiB): one per function or so. */
 #define CODECTL_INDEX_MAX_WORDS	(4U << 20)
 
@@ -286,7 +347,7 @@ out:
  * bucket of FDEs instead of binary-searching them all.  Without memory
  * the unwinder sets it up at each walk.
  */
-static void codectl_sframe_in_place(struct codectl_reg *reg)
+static void codectl_sframe_in_place(struct codectl_reg *reg, u64 room)
 {
 	struct sframe_sec *sec;
 	u32 words, *index;
@@ -303,18 +364,23 @@ static void codectl_sframe_in_place(struct codectl_reg *reg)
 	}
 	sec->text_start = reg->text_start;
 	sec->text_end = reg->text_end;
+	sec->max_fres = CODECTL_SFRAME_MAX_FRES;
 	reg->sframe_sec = sec;
 	reg->sframe_mem = sizeof(*sec);
 	words = sframe_index_words(sec, &shift);
-	if (!words || words > CODECTL_INDEX_MAX_WORDS)
+	if (!words || words > CODECTL_INDEX_MAX_WORDS ||
+	    (u64)words * sizeof(*index) > room)
 		return;
 	index = kvmalloc_array(words, sizeof(*index), GFP_KERNEL_ACCOUNT);
 	if (!index)
 		return;
+	sec->resched = codectl_sframe_resched;
 	if (sframe_index_build(sec, index, words, shift)) {
+		sec->resched = NULL;
 		kvfree(index);
 		return;
 	}
+	sec->resched = NULL;
 	reg->sframe_mem += words * sizeof(*index);
 }
 
@@ -377,7 +443,8 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 			codectl_sframe_summary(reg, &sec);
 		/* No table (too many rules, no memory): decode in place. */
 		if (!err)
-			flat = codectl_sframe_flatten(reg, &sec);
+			flat = codectl_sframe_flatten(reg, &sec,
+						      codectl_mm_room());
 		if (!flat && share)
 			codectl_share_publish(reg, share);
 		kvfree(copy);
@@ -391,7 +458,7 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 	if (!err && !reg->sframe_flat) {
 		if (synth)
 			return flat == -ENOMEM ? -ENOMEM : -EFBIG;
-		codectl_sframe_in_place(reg);
+		codectl_sframe_in_place(reg, codectl_mm_room());
 	}
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
@@ -436,7 +503,7 @@ int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 		return -ENOMEM;
 	reg->text_start = text_start;
 	reg->text_end = text_end;
-	err = codectl_sframe_flatten(reg, &sec);
+	err = codectl_sframe_flatten(reg, &sec, READ_ONCE(codectl_max_bytes));
 	codectl_reg_put(reg);
 	return err == -E2BIG ? -EFBIG : err;
 }
@@ -619,31 +686,48 @@ out:
  * codectl_jit_table_ok() - is a JIT unwind table header well formed?
  * @tab:	a copy of the header
  *
- * Return: true when its entry sizes, stride and lengths are consistent.
+ * Return: true when its entry sizes, stride and lengths are consistent,
+ * and it reserves at most CODECTL_JIT_MAX_RESERVED bytes.
  */
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab)
 {
 	return tab->fre_size >= CODECTL_JIT_FRE_SIZE_VER0 &&
 	       tab->fre_stride >= tab->fre_size && !(tab->fre_stride % 4) &&
+	       tab->reserved_len <= CODECTL_JIT_MAX_RESERVED &&
 	       !(tab->reserved_len % tab->fre_stride) &&
 	       tab->used_len <= tab->reserved_len && !tab->__reserved;
 }
 
 /*
  * Check the header of the first table of a JIT region; *@end gets the end
- * of the table's reserved area (checked mapped by codectl_add()).
+ * of the table's reserved area (checked mapped by codectl_add()).  The
+ * header must be 8-byte aligned (used_len is read with one 8-byte load),
+ * and the chain as it is now no longer than CODECTL_JIT_MAX_TABLES (a
+ * table that cannot be read ends it: it may be mapped later).
  */
 static int codectl_check_jit_table(u64 head, u64 *end)
 {
 	struct codectl_jit_unwind_table tab;
+	unsigned int t;
+	u64 next;
 
 	if (copy_from_user(&tab, u64_to_user_ptr(head), sizeof(tab)))
 		return -EFAULT;
-	if (!codectl_jit_table_ok(&tab))
+	if (!codectl_jit_table_ok(&tab) || (head & 7))
 		return -EINVAL;
 	if (check_add_overflow(head, (u64)sizeof(tab), end) ||
 	    check_add_overflow(*end, tab.reserved_len, end))
 		return -EFAULT;
+	next = tab.next;
+	for (t = 1; next; t++) {
+		if (t == CODECTL_JIT_MAX_TABLES)
+			return -ELOOP;
+		if (copy_from_user(&next, u64_to_user_ptr(next) +
+				   offsetof(typeof(tab), next), sizeof(next)))
+			break;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
 	return 0;
 }
 

@@ -118,9 +118,9 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 }
 
 /* Kernel memory a registration holds, counted against max_bytes. */
-static u32 codectl_reg_size(const struct codectl_reg *reg)
+static u64 codectl_reg_size(const struct codectl_reg *reg)
 {
-	size_t size = sizeof(*reg);
+	u64 size = sizeof(*reg);
 
 	if (reg->pathname)
 		size += strlen(reg->pathname) + 1;
@@ -650,9 +650,9 @@ static bool codectl_replaces(const struct codectl_reg *reg,
 int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 {
 	struct codectl_set *old, *set;
-	u32 charge = codectl_reg_size(reg);
+	u64 charge = codectl_reg_size(reg);
 	unsigned int at, last, nr, i, n;
-	size_t bytes, freed = 0;
+	u64 bytes, freed = 0;
 	int ret = 0;
 
 	mutex_lock(&cmm->lock);
@@ -673,7 +673,8 @@ int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (bytes - freed + charge > READ_ONCE(codectl_max_bytes)) {
+	if (charge > READ_ONCE(codectl_max_bytes) ||
+	    bytes - freed > READ_ONCE(codectl_max_bytes) - charge) {
 		ret = -ENOMEM;
 		goto out;
 	}

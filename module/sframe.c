@@ -297,6 +297,9 @@ int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
 	sec->text_start = 0;
 	sec->text_end = 0;
 	sec->index = NULL;
+	sec->max_fres = 0;
+	sec->budget = NULL;
+	sec->resched = NULL;
 
 	if (size < SFRAME_HEADER_SIZE)
 		return SFRAME_E_TRUNCATED;
@@ -313,6 +316,36 @@ int sframe_init(struct sframe_sec *sec, uint64_t addr, uint64_t size,
 	sec->fres = hdr_end + sec->hdr.fres_off;
 	sec->fres_end = sec->fres + sec->hdr.fre_len;
 	return SFRAME_OK;
+}
+
+/*
+ * Spend @n units of a lookup's budget (sframe_sec.budget).
+ * Return: 0, or SFRAME_E_BUDGET when there are not that many left.
+ */
+static inline int sf_spend(const struct sframe_sec *sec, uint32_t n)
+{
+	if (!sec->budget)
+		return SFRAME_OK;
+	if (*sec->budget < n) {
+		*sec->budget = 0;
+		return SFRAME_E_BUDGET;
+	}
+	*sec->budget -= n;
+	return SFRAME_OK;
+}
+
+/*
+ * Count @n units of work of a loop over a whole section and call the
+ * section's resched every SFRAME_RESCHED_EVERY of them.
+ * Return: 0, or SFRAME_E_READ when resched says stop.
+ */
+static int sf_resched(const struct sframe_sec *sec, uint64_t *work, uint64_t n)
+{
+	*work += n;
+	if (*work < SFRAME_RESCHED_EVERY)
+		return SFRAME_OK;
+	*work = 0;
+	return sec->resched && sec->resched() ? SFRAME_E_READ : SFRAME_OK;
 }
 
 /* Section offset of FDE @i; i < num_fdes, so it lies inside the section. */
@@ -457,7 +490,7 @@ int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
 		       uint32_t nwords, uint8_t shift)
 {
 	uint32_t n = sec->hdr.num_fdes, i = 0, b;
-	uint64_t base, next;
+	uint64_t base, next, work = 0;
 	struct sf_win w;
 	int err;
 
@@ -476,6 +509,8 @@ int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
 
 		while (i + 1 < n) {
 			err = sf_start_at(sec, &w, i + 1, &next);
+			if (!err)
+				err = sf_resched(sec, &work, 1);
 			if (err)
 				return err;
 			if (next > at)
@@ -483,6 +518,9 @@ int sframe_index_build(struct sframe_sec *sec, uint32_t *words,
 			i++;
 		}
 		words[b] = i;
+		err = sf_resched(sec, &work, 1);
+		if (err)
+			return err;
 	}
 	sec->index = words;
 	sec->index_base = base;
@@ -518,14 +556,21 @@ int sframe_find_fde(const struct sframe_sec *sec, uint64_t pc,
 				return SFRAME_E_NOT_FOUND;
 		}
 	}
+	err = sf_spend(sec, 2);
+	if (err)
+		return err;
 
-	/* The last FDE whose function starts at or below pc. */
-	/* The last FDE whose function starts at or below pc. */
+	/*
+	 * The last FDE whose function starts at or below pc: at most 32
+	 * probes, and the FDE and the next one's start, within the budget.
+	 */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		uint64_t start;
 
-		err = sf_start_at(sec, &w, mid, &start);
+		err = sf_spend(sec, 1);
+		if (!err)
+			err = sf_start_at(sec, &w, mid, &start);
 		if (err)
 			return err;
 		if (start <= pc)
@@ -805,6 +850,19 @@ static int sf_walk(const struct sframe_sec *sec, struct sf_win *w,
 	for (k = 0; k < fde->num_fres; k++) {
 		uint8_t info;
 
+		/*
+		 * A function with more FREs than the limit is refused by
+		 * validation; a lookup stops there (the section changed
+		 * since, or was not validated), and within its budget.
+		 */
+		if (sec->max_fres && k >= sec->max_fres)
+			return check_data ? SFRAME_E_FDE_FRES : SFRAME_E_BUDGET;
+		if (!check_data) {
+			err = sf_spend(sec, 1);
+			if (err)
+				return err;
+		}
+
 		if (avail < SF_FRE_MAX && off + avail < sec->fres_end) {
 			err = sf_span(w, off, sec->fres_end, &p, &avail);
 			if (err)
@@ -889,6 +947,7 @@ int sframe_find(const struct sframe_sec *sec, uint64_t pc,
 int sframe_validate(const struct sframe_sec *sec)
 {
 	uint64_t fres = 0, bytes = 0, prev_start = 0, prev_end = 0, n;
+	uint64_t work = 0;
 	struct sframe_fde fde;
 	struct sf_fre last;
 	struct sf_win w;
@@ -900,6 +959,10 @@ int sframe_validate(const struct sframe_sec *sec)
 	sf_win_init(&w, sec);
 	for (i = 0; i < sec->hdr.num_fdes; i++) {
 		err = sf_fde_decode(sec, &w, i, &fde);
+		if (!err && sec->max_fres && fde.num_fres > sec->max_fres)
+			err = SFRAME_E_FDE_FRES;
+		if (!err)
+			err = sf_resched(sec, &work, 1 + (uint64_t)fde.num_fres);
 		if (err)
 			return err;
 		if (i && fde.func_start < prev_start)
@@ -943,13 +1006,15 @@ int sframe_flat_count(const struct sframe_sec *sec, uint32_t *nr)
 {
 	struct sframe_fde fde;
 	struct sf_win w;
-	uint64_t n = 0;
+	uint64_t n = 0, work = 0;
 	uint32_t i;
 	int err;
 
 	sf_win_init(&w, sec);
 	for (i = 0; i < sec->hdr.num_fdes; i++) {
 		err = sf_fde_decode(sec, &w, i, &fde);
+		if (!err)
+			err = sf_resched(sec, &work, 1);
 		if (err)
 			return err;
 		/* PCMASK blocks also get a NONE entry at their start. */
@@ -1055,7 +1120,7 @@ int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
 	struct sframe_fde fde;
 	struct sf_fre last;
 	struct sf_win w;
-	uint64_t r;
+	uint64_t r, work = 0;
 	uint32_t i;
 	int err;
 
@@ -1085,11 +1150,15 @@ int sframe_flat_build(const struct sframe_sec *sec, struct sframe_flat *flat,
 			if (!err)
 				err = sf_walk(sec, &w, &fde, ~(uint64_t)0,
 					      &last, NULL, 1, sf_flat_fre, &c);
+			if (!err)
+				err = sf_resched(sec, &work, 1 + (uint64_t)fde.num_fres);
 			if (err)
 				return err;
 		}
 		/* The function ends here, unless the next starts here. */
 		err = sf_flat_add(&c, c.end, SFRAME_FLAT_NONE);
+		if (!err)
+			err = sf_resched(sec, &work, 1);
 		if (err)
 			return err;
 	}
@@ -1163,6 +1232,8 @@ const char *sframe_strerror(int err)
 		[SFRAME_E_READ]		= "cannot read the section",
 		[SFRAME_E_NOT_FOUND]	= "pc not covered",
 		[SFRAME_E_NO_FRE]	= "pc before the function's first FRE",
+		[SFRAME_E_FDE_FRES]	= "function with too many FREs",
+		[SFRAME_E_BUDGET]	= "lookup over its budget",
 	};
 
 	if (err < 0 || err >= SFRAME_E_NR_CODES)

@@ -86,6 +86,8 @@ enum sframe_err {
 	SFRAME_E_READ,		/* the reader failed (user memory fault) */
 	SFRAME_E_NOT_FOUND,	/* no FDE covers the pc: a normal answer */
 	SFRAME_E_NO_FRE,	/* pc before the first FRE of its function */
+	SFRAME_E_FDE_FRES,	/* an FDE has more FREs than sec->max_fres */
+	SFRAME_E_BUDGET,	/* a lookup ran out of sec->budget */
 	SFRAME_E_NR_CODES
 };
 
@@ -156,9 +158,21 @@ typedef int (*sframe_read_fn)(void *ctx, uint64_t off, void *dst,
  * @index_base:	address of the index's first bucket
  * @index_nb:	buckets in the index
  * @index_shift: log2 of the bytes of text per bucket
+ * @max_fres:	0, or the most FREs a function may have: sframe_validate()
+ *		refuses an FDE with more (SFRAME_E_FDE_FRES), and a lookup
+ *		scans no more than that (SFRAME_E_BUDGET past it)
+ * @budget:	NULL, or work a lookup may still do, which it decrements:
+ *		one unit per FDE it reads and per FRE it scans; a lookup
+ *		that would go below 0 fails with SFRAME_E_BUDGET.  With
+ *		@max_fres this bounds a lookup's time whatever the section
+ *		says (the kernel walks stacks in NMI)
+ * @resched:	NULL, or called every few thousand FDEs or entries by the
+ *		loops over a whole section (validation, counting, flat table
+ *		and FDE index builds); non-zero stops them with SFRAME_E_READ
+ *		(the kernel reschedules there and stops for a fatal signal)
  *
  * Filled by sframe_init() and sframe_index_build(); the caller sets
- * nothing else but the text range.
+ * nothing else but the text range, @max_fres, @budget and @resched.
  */
 struct sframe_sec {
 	struct sframe_header hdr;
@@ -176,7 +190,13 @@ struct sframe_sec {
 	uint64_t index_base;
 	uint32_t index_nb;
 	uint8_t index_shift;
+	uint32_t max_fres;
+	uint32_t *budget;
+	int (*resched)(void);
 };
+
+/* Loops over a whole section call sframe_sec.resched this often. */
+#define SFRAME_RESCHED_EVERY	4096
 
 /**
  * struct sframe_fde - one function descriptor, decoded

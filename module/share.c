@@ -59,7 +59,7 @@ struct codectl_shared_flat {
 	struct hlist_node node;
 	struct codectl_share_key key;
 	struct sframe_flat flat;
-	u32 mem;
+	u64 mem;
 };
 
 static DEFINE_HASHTABLE(codectl_share_table, CODECTL_SHARE_BITS);

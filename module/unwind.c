@@ -56,9 +56,6 @@ struct codectl_unwind_counters codectl_unwind_counters;
 #define DWARF_RBP	6
 #define DWARF_RSP	7
 
-/* Chained JIT tables followed per lookup, at most. */
-#define CODECTL_JIT_MAX_TABLES	256
-
 /* Step results other than CODECTL_STOP_* (which are > 0). */
 #define STEP_OK		0
 #define STEP_NO_RULE	(-1)	/* this method has nothing for the pc */
@@ -121,6 +118,22 @@ static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 static bool codectl_user_addr(u64 addr)
 {
 	return addr && addr < TASK_SIZE_MAX;
+}
+
+/*
+ * Spend @n units of the walk's budget (CODECTL_WALK_BUDGET): every read
+ * of an unwind table in user memory and every entry looked at costs one,
+ * so that a walk in NMI does a bounded amount of work whatever the
+ * tables say.
+ */
+static inline int codectl_spend(struct codectl_walk *w, u32 n)
+{
+	if (w->budget < n) {
+		w->budget = 0;
+		return CODECTL_STOP_BUDGET;
+	}
+	w->budget -= n;
+	return STEP_OK;
 }
 
 /* ---- applying a rule -------------------------------------------------- */
@@ -374,14 +387,29 @@ static int codectl_step_signal(struct codectl_walk *w)
 
 /* ---- SFrame ---------------------------------------------------------- */
 
-/* The decoder's reader for a section in user memory, in the walk's mode. */
+/*
+ * The decoder's reader for a section in user memory, in the walk's mode,
+ * within the walk's budget (an exhausted budget fails the read; the
+ * caller tells it from a fault by the budget left).
+ */
 static int codectl_walk_sframe_read(void *ctx, u64 off, void *dst, u32 len)
 {
 	struct codectl_sec_cache *c =
 		container_of((struct sframe_sec *)ctx, struct codectl_sec_cache,
 			     sec);
 
+	if (codectl_spend(c->walk, 1))
+		return -1;
 	return codectl_copy(c->walk, dst, c->sec.addr + off, len) ? -1 : 0;
+}
+
+/* Lookups in a section in user memory: within the walk's budget. */
+static void codectl_walk_sec_bound(struct codectl_walk *w,
+				   struct sframe_sec *sec)
+{
+	sec->max_fres = CODECTL_SFRAME_MAX_FRES;
+	sec->budget = &w->budget;
+	sec->resched = NULL;
 }
 
 /*
@@ -406,6 +434,7 @@ codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 		c->sec = *reg->sframe_sec;
 		c->sec.read = codectl_walk_sframe_read;
 		c->sec.ctx = &c->sec;
+		codectl_walk_sec_bound(w, &c->sec);
 		c->err = 0;
 		return &c->sec;
 	}
@@ -416,6 +445,7 @@ codectl_walk_sec(struct codectl_walk *w, const struct codectl_reg *reg)
 		return NULL;
 	c->sec.text_start = reg->text_start;
 	c->sec.text_end = reg->text_end;
+	codectl_walk_sec_bound(w, &c->sec);
 	return &c->sec;
 }
 
@@ -427,6 +457,8 @@ static int codectl_sframe_decode(struct codectl_walk *w,
 	const struct sframe_sec *sec = codectl_walk_sec(w, reg);
 	int err;
 
+	if (!w->budget)
+		return CODECTL_STOP_BUDGET;
 	if (!sec) {
 		if (!w->nofault)
 			return CODECTL_STOP_TABLE;
@@ -437,6 +469,8 @@ static int codectl_sframe_decode(struct codectl_walk *w,
 	err = sframe_find(sec, pc, buf);
 	if (err == SFRAME_E_NOT_FOUND || err == SFRAME_E_NO_FRE)
 		return STEP_NO_RULE;
+	if (err == SFRAME_E_BUDGET || (err == SFRAME_E_READ && !w->budget))
+		return CODECTL_STOP_BUDGET;
 	if (err == SFRAME_E_READ) {
 		if (!w->nofault)
 			return CODECTL_STOP_FAULT;
@@ -476,12 +510,14 @@ static int codectl_step_sframe(struct codectl_walk *w,
 /* ---- JIT tables ------------------------------------------------------ */
 
 /* Read entry @i of a table: the known part, the rest of ours zeroed. */
-static int codectl_jit_entry(const struct codectl_walk *w, u64 fres,
+static int codectl_jit_entry(struct codectl_walk *w, u64 fres,
 			     const struct codectl_jit_unwind_table *tab,
 			     u64 i, struct codectl_jit_unwind_fre *e)
 {
 	size_t len = min_t(size_t, tab->fre_size, sizeof(*e));
 
+	if (codectl_spend(w, 1))
+		return CODECTL_STOP_BUDGET;
 	memset(e, 0, sizeof(*e));
 	if (codectl_copy(w, e, fres + i * tab->fre_stride, len))
 		return CODECTL_STOP_FAULT;
@@ -489,12 +525,38 @@ static int codectl_jit_entry(const struct codectl_walk *w, u64 fres,
 }
 
 /*
+ * Read a JIT table's header.  used_len, which user space publishes with
+ * a 64-bit store-release, is read first with one aligned 8-byte load (a
+ * bulk copy may tear it), then the rest of the header and the entries it
+ * covers: acquire.
+ */
+static int codectl_jit_header(struct codectl_walk *w, u64 head,
+			      struct codectl_jit_unwind_table *tab)
+{
+	u64 used;
+	int ret;
+
+	ret = codectl_spend(w, 1);
+	if (!ret)
+		ret = codectl_read_u64(w, head + offsetof(typeof(*tab),
+							  used_len), &used);
+	if (ret)
+		return ret;
+	/* Pairs with user space's store-release of used_len: acquire. */
+	smp_rmb();
+	if (codectl_copy(w, tab, head, sizeof(*tab)))
+		return CODECTL_STOP_FAULT;
+	tab->used_len = used;
+	return codectl_jit_table_ok(tab) ? STEP_OK : CODECTL_STOP_TABLE;
+}
+
+/*
  * Find the entry covering offset @off of a JIT region.  Only entries below
  * each table's used_len, read with acquire ordering, are looked at; an
  * entry order that does not hold (the table changed under us) ends the
- * walk.
+ * walk.  At most CODECTL_JIT_MAX_TABLES tables, within the walk's budget.
  */
-static int codectl_jit_find(const struct codectl_walk *w,
+static int codectl_jit_find(struct codectl_walk *w,
 			    const struct codectl_reg *reg, u64 off,
 			    struct codectl_jit_unwind_fre *e)
 {
@@ -506,12 +568,9 @@ static int codectl_jit_find(const struct codectl_walk *w,
 		u64 fres = head + sizeof(tab), lo = 0, hi, n;
 		int ret;
 
-		if (codectl_copy(w, &tab, head, sizeof(tab)))
-			return CODECTL_STOP_FAULT;
-		/* used_len, then the entries it covers: acquire. */
-		smp_rmb();
-		if (!codectl_jit_table_ok(&tab))
-			return CODECTL_STOP_TABLE;
+		ret = codectl_jit_header(w, head, &tab);
+		if (ret)
+			return ret;
 		n = div_u64(tab.used_len, tab.fre_stride);
 		hi = n;
 		while (lo < hi) {
@@ -708,6 +767,25 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	return codectl_step_fp(w);
 }
 
+/*
+ * A scheduling point in a walk under rcu_read_lock() in task context (the
+ * ioctl's CODECTL_UNWIND_NOFAULT walk): the registrations read under the
+ * lock are let go and read again afterwards.
+ */
+static void codectl_walk_resched(struct codectl_walk *w)
+	__must_hold(RCU)
+{
+	unsigned int i;
+
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+	w->set = codectl_mm_set_rcu(current->mm);
+	w->last = NULL;
+	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
+		w->cache[i].reg = NULL;
+}
+
 /**
  * codectl_walk_start() - begin a walk of the current task's user stack
  * @w:		the walk
@@ -741,6 +819,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->cache[1].reg = NULL;
 	memset(w->frames, 0, sizeof(w->frames));
 	w->fallbacks = 0;
+	w->budget = CODECTL_WALK_BUDGET;
 	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
 	    !r || !user_mode(r)) {
 		w->stop = CODECTL_STOP_NO_USER;
@@ -824,6 +903,12 @@ void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 	atomic64_add(ktime_get_mono_fast_ns() - w->t0, &c->ns);
 }
 
+/*
+ * Frames a task-context walk under RCU takes between scheduling points
+ * (@nofault: the caller holds rcu_read_lock(), which is let go there).
+ */
+#define CODECTL_WALK_RESCHED_FRAMES	16
+
 static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
 				 bool nofault)
 {
@@ -836,6 +921,8 @@ static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
 		t->methods[t->nr] = w.method;
 		if (++t->nr == t->max)
 			break;
+		if (nofault && !(t->nr % CODECTL_WALK_RESCHED_FRAMES))
+			codectl_walk_resched(&w);
 		codectl_walk_next(&w);
 	}
 	codectl_walk_end(&w, &codectl_unwind_counters.walk);
@@ -855,6 +942,7 @@ static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
 void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 {
 	if (flags & CODECTL_UNWIND_NOFAULT) {
+		/* Let go at a scheduling point every few frames. */
 		rcu_read_lock();
 		codectl_unwind_trace(t, flags, true);
 		rcu_read_unlock();

@@ -52,13 +52,13 @@ struct codectl_uframe {
  * struct codectl_sec_cache - an SFrame section in user memory, set up for
  *	one walk's reads
  * @reg:	whose section it is, or NULL for an empty slot
- * @walk:	the walk reading it (its read mode)
+ * @walk:	the walk reading it (its read mode and budget)
  * @err:	sframe_init()'s verdict
  * @sec:	the decoder's view, reading through codectl_walk_sframe_read()
  */
 struct codectl_sec_cache {
 	const struct codectl_reg *reg;
-	const struct codectl_walk *walk;
+	struct codectl_walk *walk;
 	int err;
 	struct sframe_sec sec;
 };
@@ -87,6 +87,10 @@ struct codectl_sec_cache {
  * @frames:	frames found, by CODECTL_FRAME_*
  * @fallbacks:	SFrame steps given up for an unreadable section page in
  *		@nofault mode (the frame fell back to frame pointers)
+ * @budget:	units of work left in user memory (CODECTL_WALK_BUDGET at
+ *		the start): reads of sections and tables, FDEs probed, FREs
+ *		scanned, JIT tables and entries read; at 0 the walk ends
+ *		with CODECTL_STOP_BUDGET
  */
 struct codectl_walk {
 	struct codectl_uframe f;
@@ -104,6 +108,7 @@ struct codectl_walk {
 	struct codectl_sec_cache cache[2];
 	u32 frames[8];
 	u32 fallbacks;
+	u32 budget;
 	u64 t0;
 };
 

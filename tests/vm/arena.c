@@ -74,7 +74,7 @@ const char *const kind_name[NR_KINDS] = {
 static const int ok_unregister[] = { COMMON, ENOENT, 0 };
 static const int ok_elf[] = { COMMON, ENAMETOOLONG, EMSGSIZE, ENOEXEC, EFBIG,
 			      EEXIST, ENOSPC, ENOMEM, 0 };
-static const int ok_jit[] = { COMMON, EEXIST, ENOSPC, ENOMEM, 0 };
+static const int ok_jit[] = { COMMON, ELOOP, EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_query[] = { COMMON, ENOENT, ESRCH, EACCES, EPERM, EAGAIN,
 				EINVAL, 0 };
 static const int ok_version[] = { COMMON, 0 };

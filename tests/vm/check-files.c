@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 		}
 		user = sframe_init(&sec, (uintptr_t)es.data, es.size, es.data,
 				   NULL, NULL);
+		/* The module's bound of FREs per function (codectl(4)). */
+		sec.max_fres = 4096;
 		if (!user)
 			user = sframe_validate(&sec);
 		want = !user && sec.hdr.abi != SFRAME_ABI_AMD64_LE ?

@@ -24,7 +24,10 @@
  * kernel, non-canonical, odd, read-only or straddling into a hole, random
  * flags and reserved fields, huge lengths and counts, ranges over real
  * code (mmap'ed pages and this program's own text), valid and corrupted
- * SFrame sections, JIT tables with random headers, IMPORTs for files
+ * SFrame sections, PCMASK sections that expand without limit over up to
+ * 64 MiB of code and chains of up to 80 JIT tables (issue 23's bounds:
+ * ELOOP past 64 tables, and no registration may take more than 2 s
+ * of the thread's CPU time), JIT tables with random headers, IMPORTs for files
  * with and without SFrame and for no file at all; and, between calls,
  * munmap/mmap/mremap/MAP_FIXED/mprotect/madvise of that memory.
  *
@@ -111,6 +114,9 @@ struct fuzz_thread {
 	pthread_t th;
 	struct rng rng;
 	uint8_t *scratch;
+	uint8_t *bounds;	/* BOUNDS_PAGES RW: PCMASK sections, JIT chains */
+	unsigned long bounds_calls[3], bounds_ok[3];
+	uint64_t bounds_max_ns;
 	unsigned long calls, target, remaps, undocumented, wrong;
 	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
 };
@@ -121,6 +127,24 @@ static bool verbose;
 static unsigned long bad_printed;
 
 /* ---- building calls --------------------------------------------------- */
+
+/*
+ * Issue 23's bounds: PCMASK sections over up to BIG_CODE bytes of code
+ * (R-X, never touched: no memory), in each thread's own BOUNDS_PAGES
+ * pages, and chains of JIT tables there.  Such a registration is removed
+ * again at once (the memory is reused), and may not take more than
+ * BOUNDS_CPU_MS of the thread's CPU time (the table of 8M entries of
+ * rep_size 1 over 4 MiB took 3.8-6.2 s of wall-clock time to build before
+ * the bounds; with them the slowest took 264 ms of CPU time in a 7.2 run
+ * on a busy host).
+ */
+#define BIG_CODE	(64ULL << 20)
+#define BOUNDS_PAGES	4
+#define BOUNDS_CPU_MS	2000
+#define JIT_CHAIN_MAX	64	/* the module's CODECTL_JIT_MAX_TABLES */
+static uint8_t *big_code;
+
+enum { B_NONE, B_PCMASK, B_CHAIN };
 
 static const uint64_t lens[] = {
 	1, 2, 15, 16, 17, 48, 64, 255, 256, 512, 1000, 4095, 4096, 4097, 8192,
@@ -197,13 +221,62 @@ static uint64_t pick_string(struct fuzz_thread *t)
 	}
 }
 
-static void fill_elf(struct fuzz_thread *t, struct codectl_elf_info *ei)
+/*
+ * A v2 PCMASK section in t->bounds: one FDE over 16 bytes to 64 MiB of
+ * big_code, rep_size 1-16, as many FREs as fit a block, after a hole of
+ * up to 3 pages (a larger section: the bound is relative to its size);
+ * as a synthesised buffer half the time.
+ */
+static void fill_pcmask(struct fuzz_thread *t, struct codectl_elf_info *ei)
+{
+	struct rng *r = &t->rng;
+	uint8_t *sec = t->bounds, *fre;
+	uint32_t rep = 1 + below(r, 16), nfres = 1 + below(r, rep), k;
+	uint32_t gap = one_in(r, 2) ? 0 : below(r, 3 * g_page);
+	uint64_t len = 16ULL << below(r, 23);
+	uint8_t fde[20] = { 0 };
+	int32_t start = (int32_t)((uintptr_t)big_code - (uintptr_t)sec);
+	uint32_t hdr[5] = { 1, nfres, 3 * nfres, gap, gap + 20 };
+
+	memset(sec, 0, 28 + gap + 20 + 3 * nfres);
+	sec[0] = 0xe2;
+	sec[1] = 0xde;
+	sec[2] = 2;		/* version */
+	sec[3] = 1;		/* sorted */
+	sec[4] = 3;		/* AMD64 */
+	sec[6] = (uint8_t)-8;	/* fixed RA offset */
+	memcpy(sec + 8, hdr, sizeof(hdr));
+	memcpy(fde, &start, 4);
+	memcpy(fde + 4, &(uint32_t){ (uint32_t)len }, 4);
+	memcpy(fde + 12, &nfres, 4);
+	fde[16] = 0x10;		/* PCMASK, 1-byte starts */
+	fde[17] = rep;
+	memcpy(sec + 28 + gap, fde, sizeof(fde));
+	fre = sec + 28 + gap + 20;
+	for (k = 0; k < nfres; k++, fre += 3) {
+		fre[0] = k;
+		fre[1] = 0x03;	/* CFA = SP + 1-byte word */
+		fre[2] = 8 + 8 * k;
+	}
+	ei->text_start = (uintptr_t)big_code;
+	ei->text_end = (uintptr_t)big_code + len;
+	ei->sframe_start = (uintptr_t)sec;
+	ei->sframe_end = (uintptr_t)fre;
+	ei->flags = one_in(r, 2) ? CODECTL_ELF_SFRAME_SYNTH : 0;
+	ei->pathname = (uintptr_t)"/fuzz/pcmask.so";
+}
+
+static int fill_elf(struct fuzz_thread *t, struct codectl_elf_info *ei)
 {
 	struct rng *r = &t->rng;
 	uint64_t code, sf;
 	int v = 1 + below(r, 3);
 
 	memset(ei, 0, sizeof(*ei));
+	if (big_code && t->bounds && one_in(r, 10)) {
+		fill_pcmask(t, ei);
+		return B_PCMASK;
+	}
 	if (one_in(r, 3)) {
 		/* An arena's object: its code, its SFrame section. */
 		code = arena_page(r, 0);
@@ -253,7 +326,7 @@ static void fill_elf(struct fuzz_thread *t, struct codectl_elf_info *ei)
 			ei->debug_link_pathname = (uintptr_t)"object.so.debug";
 			ei->debug_link_crc = rnd(r);
 		}
-		return;
+		return B_NONE;
 	}
 	ei->pathname = below(r, 3) ? pick_string(t) : 0;
 	if (one_in(r, 3))
@@ -264,11 +337,58 @@ static void fill_elf(struct fuzz_thread *t, struct codectl_elf_info *ei)
 		ei->build_id = one_in(r, 4) ? pick_wild(r) : (uintptr_t)long_name;
 		ei->build_id_len = one_in(r, 4) ? rnd(r) : below(r, 70);
 	}
+	return B_NONE;
 }
 
-static void fill_jit(struct fuzz_thread *t, struct codectl_jit_info *ji)
+/*
+ * A chain of 1-80 JIT tables in t->bounds, one entry each, over this
+ * thread's 4 KiB of big_code; one in 8 loops back.  *@n gets the number
+ * of tables (0 for a loop).
+ */
+static void fill_chain(struct fuzz_thread *t, struct codectl_jit_info *ji,
+		       uint32_t *n)
 {
 	struct rng *r = &t->rng;
+	uint32_t nr = 1 + below(r, 80), i;
+	size_t tsz = sizeof(struct codectl_jit_unwind_table) +
+		     sizeof(struct codectl_jit_unwind_fre);
+	uint8_t *b = t->bounds;
+
+	for (i = 0; i < nr; i++) {
+		struct codectl_jit_unwind_table *tab = (void *)(b + i * tsz);
+		struct codectl_jit_unwind_fre *e = (void *)(tab + 1);
+
+		memset(tab, 0, tsz);
+		tab->reserved_len = sizeof(*e);
+		tab->fre_stride = sizeof(*e);
+		tab->fre_size = sizeof(*e);
+		tab->next = i + 1 < nr ? (uintptr_t)(b + (i + 1) * tsz) : 0;
+		e->ip_off = 16 * i;
+		e->size = 16;
+		e->cfa_off = 16;
+		e->ra_off = -8;
+		__atomic_store_n(&tab->used_len, sizeof(*e), __ATOMIC_RELEASE);
+	}
+	*n = nr;
+	if (one_in(r, 8)) {
+		((struct codectl_jit_unwind_table *)(b + (nr - 1) * tsz))->next =
+			(uintptr_t)(b + below(r, nr) * tsz);
+		*n = 0;
+	}
+	ji->text_start = (uintptr_t)big_code + BIG_CODE - (t->idx + 1) * 4096ULL;
+	ji->text_end = ji->text_start + 4096;
+	ji->unwind_head = (uintptr_t)b;
+}
+
+static int fill_jit(struct fuzz_thread *t, struct codectl_jit_info *ji,
+		    uint32_t *chain)
+{
+	struct rng *r = &t->rng;
+
+	if (big_code && t->bounds && one_in(r, 10)) {
+		fill_chain(t, ji, chain);
+		return B_CHAIN;
+	}
 
 	pick_text(r, &ji->text_start, &ji->text_end);
 	switch (below(r, 8)) {
@@ -288,6 +408,7 @@ static void fill_jit(struct fuzz_thread *t, struct codectl_jit_info *ji)
 		ji->unwind_head = arena_page(r, 2);
 		break;
 	}
+	return B_NONE;
 }
 
 /* Where the kernel may write: scratch, or nothing writable. */
@@ -452,6 +573,9 @@ struct call {
 	struct codectl_args a;
 	bool must_fail;
 	int mutated;
+	int bounds;		/* B_*: a PCMASK section or a JIT chain */
+	uint32_t chain;		/* B_CHAIN: tables, 0 for a loop */
+	uint64_t text_start, text_end;
 };
 
 /*
@@ -655,10 +779,10 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 	c->cmd = CODECTL_IOC(opt);
 	switch (opt) {
 	case CODECTL_REGISTER_ELF:
-		fill_elf(t, &u.elf);
+		c->bounds = fill_elf(t, &u.elf);
 		break;
 	case CODECTL_REGISTER_JIT:
-		fill_jit(t, &u.jit);
+		c->bounds = fill_jit(t, &u.jit, &c->chain);
 		break;
 	case CODECTL_UNREGISTER:
 		pick_text(r, &u.un.text_start, &u.un.text_end);
@@ -688,6 +812,10 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		}
 		c->mutated = n;
 	}
+	c->text_start = opt == CODECTL_REGISTER_JIT ? u.jit.text_start :
+			u.elf.text_start;
+	c->text_end = opt == CODECTL_REGISTER_JIT ? u.jit.text_end :
+		      u.elf.text_end;
 	size = pick_info_size(r, opt, &tail);
 	write_opt = opt == CODECTL_QUERY || opt == CODECTL_VERSION ||
 		    opt == CODECTL_CHECK_SFRAME;
@@ -775,7 +903,9 @@ static void describe(struct fuzz_thread *t, const struct call *c, int err,
 }
 
 /* The last CODECTL_SFRAME_E_* code this header knows. */
-#ifdef CODECTL_SFRAME_E_FRE_RANGE
+#if defined(CODECTL_SFRAME_E_FDE_FRES)
+#define SFRAME_E_LAST CODECTL_SFRAME_E_FDE_FRES
+#elif defined(CODECTL_SFRAME_E_FRE_RANGE)
 #define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_RANGE
 #else
 #define SFRAME_E_LAST CODECTL_SFRAME_E_FRE_TOTAL
@@ -851,9 +981,53 @@ static void check_answer(struct fuzz_thread *t, const struct call *c)
 	}
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * After a PCMASK or JIT chain registration: it took at most BOUNDS_CPU_MS
+ * of the thread's CPU time (kernel time included, preemption not); a
+ * chain longer than JIT_CHAIN_MAX or a loop was refused (unless the
+ * struct was mutated: it may then name another table); a registration is
+ * removed again, as its memory is reused.
+ */
+static void bounds_check(struct fuzz_thread *t, const struct call *c, int rc,
+			 uint64_t cpu_ns)
+{
+	char why[128];
+
+	t->bounds_calls[c->bounds]++;
+	t->bounds_ok[c->bounds] += !rc;
+	if (cpu_ns > t->bounds_max_ns)
+		t->bounds_max_ns = cpu_ns;
+	if (cpu_ns > BOUNDS_CPU_MS * 1000000ULL) {
+		t->wrong++;
+		snprintf(why, sizeof(why), "%s took %llu ms of CPU time",
+			 c->bounds == B_PCMASK ? "a PCMASK registration" :
+			 "a JIT chain registration", ULL(cpu_ns / 1000000));
+		describe(t, c, rc < 0 ? errno : 0, why);
+	}
+	if (rc)
+		return;
+	if (c->bounds == B_CHAIN && !c->mutated &&
+	    (!c->chain || c->chain > JIT_CHAIN_MAX)) {
+		t->wrong++;
+		snprintf(why, sizeof(why), "a JIT chain of %u tables%s registered",
+			 c->chain, c->chain ? "" : " (a loop)");
+		describe(t, c, 0, why);
+	}
+	cc_unregister(fuzz_fd, c->text_start, c->text_end);
+}
+
 static void *fuzz_thread_main(void *p)
 {
 	struct fuzz_thread *t = p;
+	uint64_t cpu = 0;
 	struct call c;
 	int rc, err;
 
@@ -863,8 +1037,14 @@ static void *fuzz_thread_main(void *p)
 			continue;
 		}
 		make_call(t, &c);
+		if (c.bounds)
+			cpu = thread_cpu_ns();
 		rc = ioctl(fuzz_fd, c.cmd, (void *)(uintptr_t)c.args_ptr);
 		err = rc < 0 ? errno : 0;
+		if (c.bounds) {
+			bounds_check(t, &c, rc, thread_cpu_ns() - cpu);
+			errno = err;
+		}
 		t->calls++;
 		t->hist[c.kind][err > MAX_ERRNO ? MAX_ERRNO : err]++;
 		if (rc < 0 && !documented(c.kind, err)) {
@@ -1012,6 +1192,10 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	import_fds[0] = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC);
 	import_fds[1] = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	import_fds[2] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	big_code = mmap(NULL, BIG_CODE, PROT_READ | PROT_EXEC,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big_code == MAP_FAILED)
+		big_code = NULL;
 	if (!templates_create() || !arenas_create(seed)) {
 		tap(false, "setting up memory");
 		goto out;
@@ -1032,6 +1216,11 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 			tap(false, "mmap scratch");
 			goto out;
 		}
+		th[i].bounds = mmap(NULL, BOUNDS_PAGES * g_page,
+				    PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (th[i].bounds == MAP_FAILED)
+			th[i].bounds = NULL;
 		/* Read-only: no NUL anywhere, so strings run into PROT_NONE. */
 		memset(th[i].scratch + SCRATCH_RW * g_page, 'A', g_page);
 		mprotect(th[i].scratch + SCRATCH_RW * g_page, g_page, PROT_READ);
@@ -1054,6 +1243,23 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		remaps += th[i].remaps;
 	}
 	print_histogram(th, nthreads, secs, total, remaps);
+	{
+		unsigned long n[3] = { 0 }, ok[3] = { 0 };
+		uint64_t most = 0;
+		int b;
+
+		for (i = 0; i < nthreads; i++) {
+			for (b = B_PCMASK; b <= B_CHAIN; b++) {
+				n[b] += th[i].bounds_calls[b];
+				ok[b] += th[i].bounds_ok[b];
+			}
+			if (th[i].bounds_max_ns > most)
+				most = th[i].bounds_max_ns;
+		}
+		printf("# bounds: %lu PCMASK registrations (%lu registered), %lu JIT chains (%lu registered), the slowest %.1f ms of CPU time\n",
+		       n[B_PCMASK], ok[B_PCMASK], n[B_CHAIN], ok[B_CHAIN],
+		       most / 1e6);
+	}
 	tap(!undoc, "every answer is an errno the header documents for its option (%lu calls, %lu not)",
 	    total, undoc);
 	tap(!wrong, "calls that must fail failed, successful answers make sense (%lu wrong)",

@@ -284,6 +284,7 @@ TEST(elf_efault_pointers); TEST(elf_strings); TEST(elf_build_id);
 TEST(elf_enoexec); TEST(sframe_validation); TEST(check_sframe); TEST(eexist); TEST(unregister); TEST(enotty);
 TEST(jit_register); TEST(jit_einval); TEST(jit_efault);
 TEST(limit_registrations); TEST(limit_bytes);
+TEST(bounds_flat_expansion); TEST(bounds_sframe_walk); TEST(bounds_jit_chain);
 TEST(fd_independence); TEST(fork_isolation);
 TEST(concurrent_distinct); TEST(concurrent_same_range);
 TEST(process_exit); TEST(process_exit_many); TEST(exec_releases);

@@ -166,17 +166,25 @@ struct codectl_args {
  *   EMSGSIZE build_id_len > CODECTL_BUILD_ID_MAX.
  *   ENOEXEC  the SFrame section is refused: its header is invalid or not
  *            for this machine, or (module parameter validate_sframe, on by
- *            default) one of its FDEs or FREs is, or a function lies
- *            outside [text_start, text_end).  CODECTL_CHECK_SFRAME tells
- *            why.
+ *            default) one of its FDEs or FREs is, a function lies
+ *            outside [text_start, text_end), or a function has more
+ *            than 4096 FREs (CODECTL_SFRAME_E_FDE_FRES: the bound of a
+ *            lookup's scan).  CODECTL_CHECK_SFRAME tells why.
  *   EFBIG    CODECTL_ELF_SFRAME_SYNTH: the section is larger than
  *            sframe_flat_max, or gets no flat table (too many distinct
- *            rules).
+ *            rules, or a table of more than 2 entries per byte of the
+ *            section plus 65536: PCMASK FDEs repeated over a large
+ *            function).  Without the flag such a section is decoded in
+ *            user memory instead.
  *   EEXIST   the text range overlaps an existing registration made
  *            through this ABI (discovered ones are replaced).
  *   ENOSPC   the caller has max_registrations registrations already.
  *   ENOMEM   the caller's registrations would exceed max_bytes, or the
  *            kernel (or the caller's memory cgroup) is out of memory.
+ *            The flat table's size is known before it is built: one that
+ *            would not fit what is left of max_bytes is not built (the
+ *            section is then decoded in user memory; with
+ *            CODECTL_ELF_SFRAME_SYNTH the call fails with ENOMEM).
  */
 struct codectl_elf_info {
 	__u64 elf_start;
@@ -213,11 +221,14 @@ struct codectl_elf_info {
  * tables (and follows @next) when it unwinds, trusting only what
  * used_len covers at that moment.
  *
- * Errors: EINVAL (empty range; a table header whose fre_size is smaller
- * than CODECTL_JIT_FRE_SIZE_VER0, fre_stride smaller than fre_size or not a
- * multiple of 4, reserved_len not a multiple of fre_stride, used_len >
- * reserved_len, a non-zero __reserved), EFAULT (text not mapped executable,
- * table not mapped readable), EEXIST, ENOSPC, ENOMEM as for ELF.
+ * Errors: EINVAL (empty range; a table header not 8-byte aligned, or whose
+ * fre_size is smaller than CODECTL_JIT_FRE_SIZE_VER0, fre_stride smaller
+ * than fre_size or not a multiple of 4, reserved_len larger than 1 GiB or
+ * not a multiple of fre_stride, used_len > reserved_len, a non-zero
+ * __reserved), ELOOP (the chain of tables through @next, as far as it can
+ * be read, is longer than 64 tables: the unwinder follows no more),
+ * EFAULT (text not mapped executable, table not mapped readable), EEXIST,
+ * ENOSPC, ENOMEM as for ELF.
  */
 struct codectl_jit_info {
 	__u64 text_start;
@@ -502,6 +513,8 @@ struct codectl_version {
 #define CODECTL_SFRAME_E_FRE_FLEX	24	/* FLEX data words inconsistent */
 #define CODECTL_SFRAME_E_FRE_TOTAL	25	/* FREs differ from the header */
 #define CODECTL_SFRAME_E_FRE_RANGE	26	/* offset or register too large */
+/* 27-29: lookup results, never a verdict */
+#define CODECTL_SFRAME_E_FDE_FRES	30	/* a function with > 4096 FREs */
 
 /**
  * struct codectl_sframe_check - CODECTL_CHECK_SFRAME: why would an SFrame
@@ -583,6 +596,9 @@ struct codectl_sframe_check {
  *              or the task runs 32-bit code (only its pc is given)
  *   NO_USER    no user context: kernel thread, exiting task, no mm
  *   NOMEM      no memory for the trace buffer
+ *   BUDGET     the walk did as much work in unwind tables in user memory
+ *              as one walk may (codectl(4), BOUNDS): a table built to be
+ *              slow, or changed since it was registered
  */
 #define CODECTL_STOP_OUTERMOST	1
 #define CODECTL_STOP_END	2
@@ -593,7 +609,8 @@ struct codectl_sframe_check {
 #define CODECTL_STOP_TABLE	7
 #define CODECTL_STOP_NO_USER	8
 #define CODECTL_STOP_NOMEM	9
-#define CODECTL_STOP_NR		10	/* not a reason */
+#define CODECTL_STOP_BUDGET	10
+#define CODECTL_STOP_NR		11	/* not a reason */
 
 /*
  * codectl_trace_record.flags (and the deferred API's trace flags).

@@ -35,7 +35,18 @@
  * The memory copy also gets a flat lookup table (sframe_flat_build(), as
  * the module builds it, also without validation): it must stay sorted,
  * its lookups safe, and equal to sframe_find's when the section
- * validates and does not change.
+ * validates and does not change.  Whatever the section expands to, the
+ * count runs, and the table is built when the module would build it (at
+ * most 2 entries per byte of section plus 65536, its expansion bound),
+ * with a rescheduling callback that must be called every 4096 units of
+ * work at least.
+ *
+ * The module's bounds (issue 23): a fourth view of the memory copy with
+ * a limit of FREs per function (p[2] & 7 picks 0, 1, 2, 3, 8, 64, 4096,
+ * 65535) and a lookup budget (p[3] units; 255: 1 << 20) answers every
+ * lookup as the memory copy does or with SFRAME_E_BUDGET, never spends
+ * more than its budget, and its validation refuses exactly the sections
+ * with a function of more FREs than the limit (SFRAME_E_FDE_FRES).
  *
  * A broken property aborts, which libFuzzer reports as a crash.
  */
@@ -50,8 +61,12 @@
 #define MAX_FDES	64
 #define MAX_PCS		24
 #define INDEX_MAX	65536
-/* Flat tables: entries, distinct rules and hash size (as the module's). */
-#define FLAT_MAX	(1U << 20)
+/*
+ * Flat tables: the module's expansion bound (CODECTL_FLAT_PER_BYTE and
+ * _EXTRA in register.c), distinct rules and hash size (as the module's).
+ */
+#define FLAT_PER_BYTE	2
+#define FLAT_EXTRA	65536
 #define FLAT_RULES	4096
 #define FLAT_HASH_BITS	13
 
@@ -89,6 +104,8 @@ static int rd_read(void *ctx, uint64_t off, void *dst, uint32_t len)
 
 struct ctx {
 	struct sframe_sec mem, rd, idx;
+	struct sframe_sec bud;		/* mem with max_fres and a budget */
+	uint32_t budget, budget_max;
 	int indexed;
 	struct sframe_flat flat;	/* built from mem when !faulty */
 	int flat_ok;
@@ -97,6 +114,14 @@ struct ctx {
 	int changed;		/* mutated after validation */
 	int validated;
 };
+
+static unsigned long resched_calls;
+
+static int count_resched(void)
+{
+	resched_calls++;
+	return 0;
+}
 
 static void code_ok(int err, const char *what)
 {
@@ -162,6 +187,25 @@ static int find_both(struct ctx *c, uint64_t pc, struct sframe_rule *out)
 	}
 	e1 = sframe_find(&c->mem, pc, &r1);
 	same(e1, e2, &r1, &r2, sizeof(r1), "find mem/reader", pc);
+	{
+		/* Bounded: the same answer, or out of budget; within it. */
+		struct sframe_rule r4;
+		int e4;
+
+		memset(&r4, 0, sizeof(r4));
+		c->budget = c->budget_max;
+		e4 = sframe_find(&c->bud, pc, &r4);
+		code_ok(e4, "find (bounded)");
+		if (c->budget > c->budget_max)
+			FAIL("find(0x%llx) bounded: budget %u grew to %u",
+			     (unsigned long long)pc, c->budget_max, c->budget);
+		if (e4 != SFRAME_E_BUDGET)
+			same(e1, e4, &r1, &r4, sizeof(r1),
+			     "find unbounded/bounded", pc);
+		else if (c->bud.max_fres == 0 && c->budget)
+			FAIL("find(0x%llx): out of budget with %u left",
+			     (unsigned long long)pc, c->budget);
+	}
 	if (c->indexed) {
 		struct sframe_rule r3;
 		int e3;
@@ -399,6 +443,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	c.validated = e1 == SFRAME_OK;
 
+	/* The bounded view, and its validation. */
+	{
+		static const uint32_t limits[8] = {
+			0, 1, 2, 3, 8, 64, 4096, 65535,
+		};
+		uint32_t most = 0;
+
+		c.bud = c.mem;
+		c.bud.max_fres = limits[data[2] & 7];
+		c.bud.budget = &c.budget;
+		c.budget_max = data[3] == 255 ? 1U << 20 : data[3];
+		k = sframe_validate(&c.bud);
+		code_ok(k, "validate (bounded)");
+		for (i = 0; c.validated && !c.faulty && i < c.mem.hdr.num_fdes;
+		     i++) {
+			struct sframe_fde f;
+
+			if (!sframe_fde_at(&c.mem, i, &f) && f.num_fres > most)
+				most = f.num_fres;
+		}
+		if (c.validated && !c.faulty &&
+		    k != (c.bud.max_fres && most > c.bud.max_fres ?
+			  SFRAME_E_FDE_FRES : SFRAME_OK))
+			FAIL("validate with max_fres %u: %d, the most FREs %u",
+			     c.bud.max_fres, k, most);
+	}
+
 	/* An index on a third copy of the section (memory). */
 	if (!c.faulty) {
 		uint8_t shift = 0;
@@ -431,17 +502,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		k = sframe_flat_count(&c.mem, &n);
 		code_ok(k, "flat_count");
-		if (!k && n <= FLAT_MAX) {
+		if (!k && n <= FLAT_PER_BYTE * c.mem.hdr.size + FLAT_EXTRA) {
 			c.flat.offs = calloc(n ? n : 1, sizeof(uint32_t));
 			c.flat.rule_of = calloc(n ? n : 1, sizeof(uint32_t));
 			c.flat.rules = calloc(FLAT_RULES, sizeof(*c.flat.rules));
 			flat_hash = calloc(1U << FLAT_HASH_BITS, sizeof(uint32_t));
 			if (c.flat.offs && c.flat.rule_of && c.flat.rules &&
 			    flat_hash) {
+				resched_calls = 0;
+				c.mem.resched = count_resched;
 				k = sframe_flat_build(&c.mem, &c.flat, n,
 						      FLAT_RULES, flat_hash,
 						      FLAT_HASH_BITS);
+				c.mem.resched = NULL;
 				code_ok(k, "flat_build");
+				/* Every FDE or block of FREs is work. */
+				if (!k && resched_calls < c.flat.nr / 2 /
+				    SFRAME_RESCHED_EVERY)
+					FAIL("flat_build of %u entries: %lu reschedules",
+					     c.flat.nr, resched_calls);
 				c.flat_ok = !k;
 				for (i = 1; c.flat_ok && i < c.flat.nr; i++)
 					if (c.flat.offs[i] < c.flat.offs[i - 1])

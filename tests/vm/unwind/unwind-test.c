@@ -377,7 +377,8 @@ static int check_trace(const char *what, const struct trace *t,
 		}
 		if (t->a.stop == CODECTL_STOP_DEPTH ||
 		    t->a.stop == CODECTL_STOP_NO_USER ||
-		    t->a.stop == CODECTL_STOP_NOMEM || !t->a.stop ||
+		    t->a.stop == CODECTL_STOP_NOMEM ||
+		    t->a.stop == CODECTL_STOP_BUDGET || !t->a.stop ||
 		    t->a.stop >= CODECTL_STOP_NR) {
 			fail("%s: stop %s (%u) after %u frames", what,
 			     uw_stop_name(t->a.stop), t->a.stop, nr);
