@@ -91,6 +91,8 @@ struct codectl_sec_cache {
  *		the start): reads of sections and tables, FDEs probed, FREs
  *		scanned, JIT tables and entries read; at 0 the walk ends
  *		with CODECTL_STOP_BUDGET
+ * @t0:		when codectl_walk_start() began (ktime_get_mono_fast_ns()),
+ *		for the counters' time
  */
 struct codectl_walk {
 	struct codectl_uframe f;
