@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/signal_types.h>
 #include <linux/types.h>
 
 struct file;
@@ -225,6 +226,8 @@ void codectl_registry_exit(void);
 /* fork.c */
 int codectl_fork_init(void);
 void codectl_fork_exit(void);
+void codectl_signals_hold(sigset_t *old);
+void codectl_signals_restore(const sigset_t *old);
 
 /**
  * struct codectl_file_id - which file, as discovery and imports key it

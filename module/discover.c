@@ -905,24 +905,17 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
-		sigset_t all, old_mask;
+		sigset_t old_mask;
 		bool any = false;
 
-		/*
-		 * A first registry subscription (mm_take_all_locks()) gives
-		 * up while any signal is pending, and this runs on the way
-		 * to deliver one as often as not: hold them off, as fork.c
-		 * does (SIGKILL cannot be; the mask is back before user
-		 * space sees it).
-		 */
-		sigfillset(&all);
-		sigprocmask(SIG_BLOCK, &all, &old_mask);
-		for (i = 0; i < n; i++)
+		/* See codectl_signals_hold(): never SIGKILL nor SIGSTOP. */
+		codectl_signals_hold(&old_mask);
+		for (i = 0; i < n && !fatal_signal_pending(current); i++)
 			any |= codectl_dsc_one(current->mm, pcs[i]);
 		/* Not for pcs outside any executable mapping (garbage frames). */
 		if (any)
 			codectl_dsc_sweep(current->mm);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		codectl_signals_restore(&old_mask);
 	}
 	/* The last statement: module exit waits for this count. */
 	atomic_long_dec(&codectl_stats.discover_works);

@@ -44,22 +44,51 @@ struct codectl_fork_work {
 static struct tracepoint *codectl_fork_tp;
 static DECLARE_WAIT_QUEUE_HEAD(codectl_works_wq);
 
-/*
- * Adopt with signals held off: the child's first registry subscription
- * runs mm_take_all_locks(), which gives up with -EINTR while any signal is
- * pending, and a child must not start without its registrations because
- * a signal was sent at fork.  The mask is restored before the child sees
- * it; SIGKILL cannot be blocked, and a dying child needs nothing.
+/**
+ * codectl_signals_hold() - hold off the signals a task may ignore for now
+ * @old:	out: the mask to give to codectl_signals_restore()
+ *
+ * A first registry subscription runs mm_take_all_locks(), which gives up
+ * with -EINTR while any signal is pending, and the task_works of fork and
+ * discovery run on the way to deliver one as often as not.  So they block
+ * the signals that can wait, but never SIGKILL and SIGSTOP: the kernel's
+ * sigprocmask() would block them too (only the system call takes them out
+ * of the mask), and a task with SIGKILL blocked is not woken by kill -9
+ * from a killable sleep (a read from a stalled mount, say).  A pending
+ * SIGKILL or SIGSTOP thus still makes a subscription fail: the dying task
+ * needs nothing, and a stopped child of fork goes without its parent's
+ * registrations (counted in fork_failures), a discovery is asked again at
+ * the next unwind.
  */
+void codectl_signals_hold(sigset_t *old)
+{
+	sigset_t set;
+
+	sigfillset(&set);
+	sigdelsetmask(&set, sigmask(SIGKILL) | sigmask(SIGSTOP));
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/**
+ * codectl_signals_restore() - give back the mask codectl_signals_hold() took
+ * @old:	that mask
+ */
+void codectl_signals_restore(const sigset_t *old)
+{
+	sigset_t set = *old;
+
+	sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* The mask is restored before the child sees it. */
 static void codectl_fork_adopt(struct codectl_set *set)
 {
-	sigset_t all, old;
+	sigset_t old;
 	int err;
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	codectl_signals_hold(&old);
 	err = codectl_mm_adopt(current->mm, set);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	codectl_signals_restore(&old);
 	if (err && !fatal_signal_pending(current))
 		atomic_long_inc(&codectl_stats.fork_failures);
 }

@@ -875,7 +875,10 @@ int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
 		codectl_set_put(set);
 		return PTR_ERR(cmm);
 	}
-	mmap_read_lock(mm);
+	if (mmap_read_lock_killable(mm)) {
+		codectl_set_put(set);
+		return -EINTR;
+	}
 	for (i = 0; i < set->nr; i++) {
 		if (codectl_reg_mapped(mm, set->regs[i]))
 			continue;

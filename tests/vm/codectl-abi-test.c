@@ -127,6 +127,7 @@ static const struct test_case tests[] = {
 	T(query_pid_child, "QUERY pid: a child's registrations, not the parent's"),
 	T(query_pid_esrch, "QUERY pid: ESRCH for a zombie, a reaped child, kthreadd"),
 	T(query_pid_perm, "QUERY pid: EACCES for root's and undumpable processes as nobody"),
+	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
 #undef T
 };
