@@ -155,8 +155,11 @@ static long codectl_query(const struct codectl_args *args)
 				args);
 	if (ret)
 		return ret;
-	if (q.__reserved || q.__reserved2)
+	if (q.__reserved || q.__reserved2 || q.__reserved3)
 		return -EINVAL;
+	/* Callers that do not know maps_fd cannot name another process. */
+	if (args->info_size < CODECTL_QUERY_INFO_SIZE_VER3)
+		q.maps_fd = -1;
 	ret = codectl_query_reg(&q);
 	if (ret)
 		return ret;

@@ -127,6 +127,8 @@ static const struct test_case tests[] = {
 	T(query_pid_child, "QUERY pid: a child's registrations, not the parent's"),
 	T(query_pid_esrch, "QUERY pid: ESRCH for a zombie, a reaped child, kthreadd"),
 	T(query_pid_perm, "QUERY pid: EACCES for root's and undumpable processes as nobody"),
+	T(query_pid_maps_fd, "QUERY pid: maps_fd must be procfs's maps of that pid"),
+	T(query_pid_redirected, "QUERY pid: a /proc redirected in a user+mount ns is refused"),
 	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
 #undef T

@@ -310,6 +310,7 @@ TEST(synth_register); TEST(synth_errors); TEST(query_origin);
 /* t_query.c: QUERY VER2, another process's registrations */
 TEST(query_summary); TEST(query_pid_self); TEST(query_pid_child);
 TEST(query_pid_esrch); TEST(query_pid_perm);
+TEST(query_pid_maps_fd); TEST(query_pid_redirected);
 TEST(discovery_sigkill);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
