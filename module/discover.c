@@ -45,7 +45,8 @@
  * entry, so an object mapped again there is examined again.  Counters:
  * debugfs codectl/discover.
  *
- * Unload: requests stop, then module exit waits for the queued task_works
+ * Unload: requests stop; task_works still queued are left to their tasks
+ * (twork.c), the running ones are waited for
  * (codectl_stats.discover_works), as for deferred unwinds.
  */
 #include <linux/atomic.h>
@@ -109,7 +110,7 @@ MODULE_PARM_DESC(discover,
  * @owner:	the task, or NULL when free (cmpxchg)
  * @state:	CODECTL_DSC_* bits and the count of @pcs
  * @pcs:	the pcs, written after the count is taken
- * @twork:	queued once per QUEUED state
+ * @twork:	queued once per QUEUED state; NULL once orphaned at unload
  *
  * Only the owner touches an owned slot (its task context and the
  * interrupts and NMIs that nest in it): every race is nesting on one
@@ -121,7 +122,7 @@ struct codectl_dsc_slot {
 	struct task_struct *owner;
 	atomic_long_t state;
 	u64 pcs[CODECTL_DSC_PCS];
-	struct callback_head twork;
+	struct codectl_twork *twork;
 };
 
 static struct codectl_dsc_slot *codectl_dsc_slots;
@@ -313,12 +314,15 @@ void codectl_discover_request(u64 pc)
 		return;
 
 	atomic_long_inc(&codectl_stats.discover_works);
+	codectl_twork_queued(s->twork);
 	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork, CODECTL_DSC_KICK());
+		ret = codectl_task_work_add_nmi(&s->twork->cb,
+						CODECTL_DSC_KICK());
 	else
-		ret = task_work_add(current, &s->twork, TWA_RESUME);
+		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
 	if (ret) {
 		/* Exiting: nothing will run the work; give the slot back. */
+		codectl_twork_unqueued(s->twork);
 		atomic_long_dec(&codectl_stats.discover_works);
 		atomic_long_set(&s->state, CODECTL_DSC_RELEASING);
 		codectl_dsc_free(s);
@@ -891,11 +895,15 @@ static void codectl_dsc_sweep(struct mm_struct *mm)
 /* In the task, on its way back to user space (or at its exit). */
 static void codectl_dsc_twork(struct callback_head *cb)
 {
-	struct codectl_dsc_slot *s = container_of(cb, typeof(*s), twork);
+	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
+	struct codectl_dsc_slot *s = w->data;
 	u64 pcs[CODECTL_DSC_PCS];
 	unsigned long old;
 	unsigned int i, n;
 
+	/* Orphaned at unload (freed): touch nothing. */
+	if (!codectl_twork_start(w))
+		return;
 	old = atomic_long_xchg(&s->state, CODECTL_DSC_RELEASING);
 	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
 	for (i = 0; i < n; i++)
@@ -1066,7 +1074,16 @@ int codectl_discover_init(void)
 		return -ENOMEM;
 	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
 		atomic_long_set(&slots[i].state, CODECTL_DSC_RELEASING);
-		init_task_work(&slots[i].twork, codectl_dsc_twork);
+		/* Its own allocation: unload may leave it to a task. */
+		slots[i].twork = kmalloc(sizeof(*slots[i].twork), GFP_KERNEL);
+		if (!slots[i].twork) {
+			while (i--)
+				kfree(slots[i].twork);
+			kvfree(slots);
+			return -ENOMEM;
+		}
+		codectl_twork_init(slots[i].twork, codectl_dsc_twork);
+		slots[i].twork->data = &slots[i];
 	}
 #ifndef HAVE_TWA_NMI_CURRENT
 	for_each_possible_cpu(cpu)
@@ -1082,23 +1099,35 @@ int codectl_discover_init(void)
 }
 
 /**
- * codectl_discover_exit() - stop requests, wait for the queued discoveries
+ * codectl_discover_exit() - stop requests, leave the queued discoveries
  *
  * Callers of codectl_discover_request() (the unwinder) are gone or going:
- * the flag stops the rest; every queued task_work runs (on its task's way
- * to user space or at its exit) before the slots and this code go.
+ * the flag stops the rest.  A discovery queued on a task that has not
+ * run it yet (it may be asleep in the kernel for days) is left to the
+ * task, which frees it (twork.c); the ones running are waited for, and
+ * the task_works that read the callback before it was redirected.
  */
 void codectl_discover_exit(void)
 {
-	unsigned int waited = 0;
+	unsigned int waited = 0, i, left = 0;
 	int cpu;
 
 	WRITE_ONCE(codectl_dsc_stopping, true);
 	/* Requests in flight have seen the flag or queued their work. */
 	synchronize_rcu();
+	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
+		if (!codectl_twork_orphan(codectl_dsc_slots[i].twork))
+			continue;
+		codectl_dsc_slots[i].twork = NULL;
+		atomic_long_dec(&codectl_stats.discover_works);
+		left++;
+	}
+	if (left)
+		pr_info("codectl: unload leaves %u queued discoveries to their tasks\n",
+			left);
 	while (atomic_long_read(&codectl_stats.discover_works)) {
 		if (!(++waited % 500))
-			pr_info("codectl: unload waits for %ld queued discoveries\n",
+			pr_info("codectl: unload waits for %ld running discoveries\n",
 				atomic_long_read(&codectl_stats.discover_works));
 		msleep(20);
 	}
@@ -1109,6 +1138,8 @@ void codectl_discover_exit(void)
 #else
 	(void)cpu;
 #endif
+	for (i = 0; i < CODECTL_DSC_SLOTS; i++)
+		kfree(codectl_dsc_slots[i].twork);
 	kvfree(codectl_dsc_slots);
 	codectl_dsc_slots = NULL;
 }

@@ -405,6 +405,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], EXEC_CHECK_ARG))
 		return exec_check_main();
+	if (argc == 3 && !strcmp(argv[1], SCHED_SAMPLE_ARG))
+		return sched_sample_main(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], HOLD_ARG))
 		return hold_main(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], DHAMMER_ARG))

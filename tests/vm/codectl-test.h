@@ -268,6 +268,9 @@ int exec_check_main(void);
  */
 #define HOLD_ARG	"--hold"
 int hold_main(int n);
+/* t_confine.c: sample sched_switch with call chains on every CPU */
+#define SCHED_SAMPLE_ARG	"--sched-sample"
+int sched_sample_main(int ms);
 /* "--deferred-hammer SECS" (guest-suite.sh): see t_deferred.c. */
 #define DHAMMER_ARG	"--deferred-hammer"
 int deferred_hammer_main(int secs);

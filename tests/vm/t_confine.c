@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <signal.h>
@@ -235,4 +236,70 @@ out:
 	if (flat[0])
 		param_write_str("sframe_flat_max", flat);
 	return T_PASS;
+}
+
+/*
+ * codectl-abi-test --sched-sample MS: what `perf record -e
+ * sched:sched_switch -a -g` does to the module, for MS milliseconds: a
+ * sched_switch sample with a user call chain on every CPU at every
+ * switch, so that tasks going to sleep are unwound (by the module's perf
+ * hook, which queues a discovery on each: guest-suite.sh's rmmod test).
+ * Prints "sampled N" (N: samples written); exit status 1 on errors.
+ */
+int sched_sample_main(int ms)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_CALLCHAIN,
+		.disabled = 1,
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), n = 0;
+	size_t len = 9 * (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long long id = 0;
+	struct perf_event_mmap_page *pgs[64];
+	int fds[64], i, cpus = 0;
+	FILE *f = NULL;
+
+	for (i = 0; i < 2 && !f; i++)
+		f = fopen(ids[i], "re");
+	if (!f || fscanf(f, "%llu", &id) != 1) {
+		printf("sched_switch tracepoint id: %m\n");
+		return 1;
+	}
+	fclose(f);
+	attr.config = id;
+	for (i = 0; i < ncpu && i < 64; i++) {
+		fds[i] = syscall(SYS_perf_event_open, &attr, -1, i, -1,
+				 PERF_FLAG_FD_CLOEXEC);
+		if (fds[i] < 0) {
+			printf("perf_event_open cpu %d: %m\n", i);
+			return 1;
+		}
+		pgs[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      fds[i], 0);
+		if (pgs[i] == MAP_FAILED) {
+			printf("mmap of the ring: %m\n");
+			return 1;
+		}
+		cpus++;
+	}
+	for (i = 0; i < cpus; i++)
+		ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	sleep_ms(ms);
+	for (i = 0; i < cpus; i++) {
+		ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		n += __atomic_load_n(&pgs[i]->data_head, __ATOMIC_ACQUIRE) ?
+		     1 : 0;
+		munmap(pgs[i], len);
+		close(fds[i]);
+	}
+	printf("sampled on %ld of %d CPUs\n", n, cpus);
+	return n ? 0 : 1;
 }
