@@ -327,7 +327,8 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
 		   user_stack_pointer(regs) != s->req_sp;
 	if (t->max != max) {
 		kfree(t->ips);
-		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8), GFP_KERNEL);
+		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8),
+				       GFP_KERNEL_ACCOUNT);
 		t->methods = t->ips ? (u8 *)(t->ips + max) : NULL;
 		t->max = t->ips ? max : 0;
 	}

@@ -383,7 +383,7 @@ static int codectl_dsc_ehdr(struct codectl_dsc_obj *o)
 	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
 	    eh->e_phnum > CODECTL_DSC_MAX_PHDRS)
 		return DSC_PHDRS;
-	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL);
+	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL_ACCOUNT);
 	if (!o->ph)
 		return DSC_NOMEM;
 	r = codectl_dsc_read(o, o->ph, eh->e_phnum * sizeof(*o->ph),
@@ -479,7 +479,7 @@ static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
 	o->src.sframe_end = o->src.sframe_start + sf->p_filesz;
 	if (sf->p_filesz > READ_ONCE(codectl_sframe_flat_max))
 		return 0;	/* checked and decoded in memory */
-	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL);
+	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL_ACCOUNT);
 	if (!o->sframe)
 		return DSC_NOMEM;
 	r = codectl_dsc_read(o, o->sframe, sf->p_filesz, sf->p_offset);
@@ -528,7 +528,7 @@ static void codectl_dsc_build_id(struct codectl_dsc_obj *o)
 	unsigned int i;
 	u8 *buf;
 
-	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL);
+	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return;
 	for (i = 0; i < o->eh.e_phnum && !o->src.build_id_len; i++) {
@@ -577,14 +577,14 @@ static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
 	    !eh->e_shnum || eh->e_shnum > CODECTL_DSC_MAX_SHDRS ||
 	    eh->e_shstrndx >= eh->e_shnum)
 		return;
-	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL);
+	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL_ACCOUNT);
 	if (!sh || codectl_dsc_read(o, sh, eh->e_shnum * sizeof(*sh),
 				    eh->e_shoff))
 		goto out;
 	str = sh[eh->e_shstrndx];
 	if (!str.sh_size || str.sh_size > CODECTL_DSC_MAX_STRTAB)
 		goto out;
-	names = kmalloc(str.sh_size + 1, GFP_KERNEL);
+	names = kmalloc(str.sh_size + 1, GFP_KERNEL_ACCOUNT);
 	if (!names || codectl_dsc_read(o, names, str.sh_size, str.sh_offset))
 		goto out;
 	names[str.sh_size] = '\0';
@@ -596,7 +596,7 @@ static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
 		len = sh[i].sh_size;
 		if (len < 8 || len > CODECTL_PATH_MAX + 8)
 			break;
-		dl = kmalloc(len, GFP_KERNEL);
+		dl = kmalloc(len, GFP_KERNEL_ACCOUNT);
 		if (!dl || codectl_dsc_read(o, dl, len, sh[i].sh_offset))
 			break;
 		if (!dl[0] || strnlen(dl, len - 4) > len - 5)
@@ -764,7 +764,7 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 		return DSC_EXISTS;
 	codectl_dsc_key(o);
 
-	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
+	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!o->pathbuf)
 		return DSC_NOMEM;
 	path = d_path(&o->file->f_path, o->pathbuf, PATH_MAX);
@@ -800,7 +800,7 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	bool examined = false;
 	int r;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return false;
 	o->pc = pc;
@@ -957,7 +957,7 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 		return -ENOEXEC;
 	if (inode_is_open_for_write(inode))
 		return -ETXTBSY;
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return -ENOMEM;
 	o->file = file;

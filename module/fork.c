@@ -136,7 +136,7 @@ static void codectl_fork_probe(void *data, struct task_struct *parent,
 	set = codectl_mm_snapshot(parent->mm);
 	if (!set)
 		return;
-	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN);
+	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!w) {
 		codectl_set_put(set);
 		atomic_long_inc(&codectl_stats.fork_failures);

@@ -284,7 +284,7 @@ static int codectl_import_add(struct file *file,
 	if (ret)
 		goto out;
 
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (buf) {
 		path = d_path(&file->f_path, buf, PATH_MAX);
 		if (!IS_ERR(path))
