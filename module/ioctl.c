@@ -5,6 +5,7 @@
  * checks and their errnos are the ABI documented in uapi/linux/codectl.h;
  * keep the two in step.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -225,8 +226,12 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/* Unwinding ioctls: not codectl(2) options, numbers above them. */
 	switch (cmd) {
-	case CODECTL_IOC_UNWIND:
 	case CODECTL_IOC_UNWIND_STATS:
+		/* System-wide counts of everyone's unwinds: as for perf. */
+		if (!perfmon_capable())
+			return -EPERM;
+		fallthrough;
+	case CODECTL_IOC_UNWIND:
 		return codectl_unwind_ioctl(file, cmd, arg);
 	case CODECTL_IOC_UNWIND_REQUEST:
 		return codectl_harness_request(file, arg);
@@ -234,6 +239,8 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case CODECTL_IOC_SELFTEST_STOP:
 		return codectl_selftest_ioctl(file, cmd, arg);
 	case CODECTL_IOC_HOOK_STATS:
+		if (!perfmon_capable())
+			return -EPERM;
 		return codectl_hooks_ioctl((void __user *)arg);
 	case CODECTL_IOC_IMPORT:
 		return codectl_import_ioctl((void __user *)arg);

@@ -488,6 +488,9 @@ static int codectl_jit_entry(const struct codectl_walk *w, u64 fres,
 	memset(e, 0, sizeof(*e));
 	if (codectl_copy(w, e, fres + i * tab->fre_stride, len))
 		return CODECTL_STOP_FAULT;
+	/* Reserved bytes set: not an entry of this ABI. */
+	if (e->__pad[0] | e->__pad[1] | e->__pad[2])
+		return CODECTL_STOP_TABLE;
 	return STEP_OK;
 }
 

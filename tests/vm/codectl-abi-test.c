@@ -117,7 +117,7 @@ static const struct test_case tests[] = {
 	T(deferred_consumer_module, "another module's consumer: cookie, one callback per entry"),
 	T(deferred_selftest_exit, "SELFTEST: target thread exits with requests pending"),
 	T(deferred_selftest_kill, "SELFTEST: target process SIGKILLed while armed"),
-	T(hook_stats, "HOOK_STATS: the tracer hooks, attached; EINVAL, ENOENT, EFAULT"),
+	T(hook_stats, "HOOK_STATS: the tracer hooks, attached; EINVAL, ENOENT, EFAULT; EPERM unprivileged"),
 	T(hooks_param, "hooks=0/1 detaches and attaches every hook; hooks=maybe EINVAL"),
 	T(synth_register, "REGISTER_ELF SYNTH: a buffer copied at once, freed after"),
 	T(synth_errors, "REGISTER_ELF SYNTH: EINVAL, EFAULT, ENOEXEC, EFBIG, ENOMEM"),

@@ -256,7 +256,8 @@ struct codectl_jit_info {
  * @ra_off:	return address saved at CFA + ra_off
  * @fp_off:	caller's frame pointer saved at CFA + fp_off (if FP_SAVED)
  * @info:	CODECTL_JIT_FRE_* bits
- * @__pad:	must be 0
+ * @__pad:	must be 0 (in tables whose fre_size covers it): an entry
+ *		with a byte of it set ends the walk (CODECTL_STOP_TABLE)
  */
 struct codectl_jit_unwind_fre {
 	__u32 size;
@@ -724,7 +725,8 @@ struct codectl_trace_record {
  * @requests:	deferred requests accepted
  * @callbacks:	deferred callbacks run
  *
- * Also in debugfs, codectl/unwind.
+ * Also in debugfs, codectl/unwind.  Everyone's unwinds: the ioctl needs
+ * CAP_PERFMON or CAP_SYS_ADMIN (else EPERM), as CODECTL_IOC_HOOK_STATS.
  */
 struct codectl_unwind_stats {
 	__u64 unwinds;
@@ -808,6 +810,8 @@ struct codectl_selftest_args {
 
 /**
  * struct codectl_hook_stats - CODECTL_IOC_HOOK_STATS: one tracer hook
+ *	(needs CAP_PERFMON or CAP_SYS_ADMIN, else EPERM: it counts every
+ *	process's samples)
  * @index:	in: which hook, from 0; past the last one: ENOENT
  * @flags:	out: CODECTL_HOOK_* bits
  * @error:	out: the (negative) errno of the last attach that failed,
