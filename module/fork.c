@@ -66,9 +66,10 @@ static DEFINE_SPINLOCK(codectl_fork_lock);
  * of the mask), and a task with SIGKILL blocked is not woken by kill -9
  * from a killable sleep (a read from a stalled mount, say).  A pending
  * SIGKILL or SIGSTOP thus still makes a subscription fail: the dying task
- * needs nothing, and a stopped child of fork goes without its parent's
- * registrations (counted in fork_failures), a discovery is asked again at
- * the next unwind.
+ * needs nothing, a discovery is asked again at the next unwind, and
+ * codectl_fork_adopt() lets a stop pending since fork wait until the mask
+ * is restored (a SIGSTOP sent during the adoption itself still costs the
+ * child its registrations, counted in fork_failures).
  */
 void codectl_signals_hold(sigset_t *old)
 {
@@ -97,6 +98,15 @@ static void codectl_fork_adopt(struct codectl_set *set)
 	int err;
 
 	codectl_signals_hold(&old);
+	/*
+	 * A stop pending since fork (SIGSTOP, a group stop, a ptrace trap)
+	 * would make the subscription give up, and the child would go
+	 * without its registrations: the stop waits until the mask is
+	 * restored, which recomputes TIF_SIGPENDING (the child stops then).
+	 * A fatal signal is left as it is: the child dies, needing nothing.
+	 */
+	if (!fatal_signal_pending(current))
+		clear_thread_flag(TIF_SIGPENDING);
 	err = codectl_mm_adopt(current->mm, set);
 	codectl_signals_restore(&old);
 	if (err && !fatal_signal_pending(current))
