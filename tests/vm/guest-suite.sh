@@ -85,7 +85,7 @@ map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
 deferred_selftest_errors hook_stats synth_register query_origin query_summary
-query_pid_self query_pid_child query_pid_esrch query_pid_perm"
+query_pid_self query_pid_child query_pid_esrch query_pid_perm query_pid_maps_fd"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
