@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -98,7 +99,7 @@ CODECTL_EXPORT int codectl(unsigned int option, void *info, size_t info_size,
  * The wrappers pass the VER0 sizes: a program built against an older
  * <linux/codectl.h> hands us a VER0 struct.  The VER1 fields (flags,
  * origin) are reached with codectl() and sizeof of the caller's struct;
- * codectl_query_pid(), new with VER2, passes the VER2 size.
+ * codectl_query_pid(), new with VER2, passes the VER3 size (maps_fd).
  */
 CODECTL_EXPORT int codectl_register_elf(const struct codectl_elf_info *info)
 {
@@ -127,10 +128,34 @@ CODECTL_EXPORT int codectl_query(struct codectl_query_info *info)
 	return codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER0, 0);
 }
 
+/*
+ * Another process: the module wants an fd of its /proc/PID/maps, opened
+ * by us (VER3); it checks the file is procfs's and opens it again itself.
+ */
 CODECTL_EXPORT int codectl_query_pid(pid_t pid, struct codectl_query_info *info)
 {
+	char path[32];
+	int ret, err;
+
 	info->pid = pid;
-	return codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER2, 0);
+	info->maps_fd = -1;
+	if (pid) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		info->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (info->maps_fd < 0) {
+			if (errno == ENOENT)
+				errno = ESRCH;
+			return -1;
+		}
+	}
+	ret = codectl(CODECTL_QUERY, info, CODECTL_QUERY_INFO_SIZE_VER3, 0);
+	if (info->maps_fd >= 0) {
+		err = errno;
+		close(info->maps_fd);
+		errno = err;
+	}
+	info->maps_fd = -1;
+	return ret;
 }
 
 CODECTL_EXPORT int codectl_version(struct codectl_version *version)

@@ -10,7 +10,9 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/signal_types.h>
 #include <linux/sizes.h>
+#include <linux/task_work.h>
 #include <linux/types.h>
 
 struct file;
@@ -224,9 +226,31 @@ int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end);
 int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set);
 void codectl_registry_exit(void);
 
+/**
+ * struct codectl_twork - a task_work that module unload need not wait for
+ * @cb:		the callback_head, first: an orphaned work is kfree()d
+ *		through it (twork.c)
+ * @state:	0, QUEUED or ORPHAN (twork.c)
+ * @data:	its owner's, for the callback
+ */
+struct codectl_twork {
+	struct callback_head cb;
+	atomic_t state;
+	void *data;
+};
+
+/* twork.c */
+void codectl_twork_init(struct codectl_twork *w, task_work_func_t fn);
+void codectl_twork_queued(struct codectl_twork *w);
+void codectl_twork_unqueued(struct codectl_twork *w);
+bool codectl_twork_start(struct codectl_twork *w);
+bool codectl_twork_orphan(struct codectl_twork *w);
+
 /* fork.c */
 int codectl_fork_init(void);
 void codectl_fork_exit(void);
+void codectl_signals_hold(sigset_t *old);
+void codectl_signals_restore(const sigset_t *old);
 
 /**
  * struct codectl_file_id - which file, as discovery and imports key it

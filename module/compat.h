@@ -28,13 +28,21 @@
  * TWA_RESUME (lock-free: a cmpxchg and a thread flag) and raise the
  * interrupt with our own irq_work.
  *
- * Return: 0, or task_work_add()'s error (-ESRCH: the task is exiting).
+ * Return: 0, or task_work_add()'s error (-ESRCH: the task is exiting),
+ * or -EBUSY (a CONFIG_KASAN kernel without TWA_NMI_CURRENT).
  */
 static inline int codectl_task_work_add_nmi(struct callback_head *head,
 					    struct irq_work *kick)
 {
 #ifdef HAVE_TWA_NMI_CURRENT
 	return task_work_add(current, head, TWA_NMI_CURRENT);
+#elif defined(CONFIG_KASAN)
+	/*
+	 * Before TWA_NMI_CURRENT, task_work_add() records a KASAN stack
+	 * (stack depot: locks, allocation), which NMI may not: debug
+	 * kernels drop requests from NMI (the caller counts them).
+	 */
+	return -EBUSY;
 #else
 	int ret = task_work_add(current, head, TWA_RESUME);
 

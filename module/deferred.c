@@ -75,7 +75,8 @@
  * @cookie:	of the current entry, 0 until the first request
  * @req_ip:	user pc at the request that assigned @cookie
  * @req_sp:	user stack pointer then
- * @twork:	the task_work, queued once per requested state
+ * @twork:	the task_work, queued once per requested state; NULL once
+ *		orphaned at unload (twork.c)
  * @delivered:	consumer bits already called back with @cookie
  * @traced:	@trace holds this entry's unwind (owner's task context only)
  * @moved:	the user registers differed from @req_ip/@req_sp at the unwind
@@ -88,7 +89,7 @@ struct codectl_dslot {
 	atomic64_t cookie;
 	unsigned long req_ip;
 	unsigned long req_sp;
-	struct callback_head twork;
+	struct codectl_twork *twork;
 	atomic_long_t delivered;
 	bool traced;
 	bool moved;
@@ -326,7 +327,8 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
 		   user_stack_pointer(regs) != s->req_sp;
 	if (t->max != max) {
 		kfree(t->ips);
-		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8), GFP_KERNEL);
+		t->ips = kmalloc_array(max, sizeof(u64) + sizeof(u8),
+				       GFP_KERNEL_ACCOUNT);
 		t->methods = t->ips ? (u8 *)(t->ips + max) : NULL;
 		t->max = t->ips ? max : 0;
 	}
@@ -399,8 +401,12 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 
 static void codectl_dslot_twork(struct callback_head *head)
 {
-	codectl_dslot_deliver(container_of(head, struct codectl_dslot, twork),
-			      true);
+	struct codectl_twork *w = container_of(head, struct codectl_twork, cb);
+
+	/* Orphaned at unload (freed): touch nothing. */
+	if (!codectl_twork_start(w))
+		return;
+	codectl_dslot_deliver(w->data, true);
 	/* Last: module exit waits for 0, then for RCU tasks. */
 	atomic_long_dec(&codectl_stats.unwind_works);
 }
@@ -487,11 +493,13 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 		goto out;
 
 	atomic_long_inc(&codectl_stats.unwind_works);
+	codectl_twork_queued(s->twork);
 	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork, CODECTL_DKICK());
+		ret = codectl_task_work_add_nmi(&s->twork->cb, CODECTL_DKICK());
 	else
-		ret = task_work_add(current, &s->twork, TWA_RESUME);
+		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
 	if (ret) {
+		codectl_twork_unqueued(s->twork);
 		/*
 		 * Cannot happen either: task_work_add() fails only after
 		 * exit_task_work(), long after PF_EXITING.  Leave no bit
@@ -609,8 +617,22 @@ int codectl_deferred_init(void)
 		return -ENOMEM;
 	}
 	for (i = 0; i < CODECTL_DSLOTS; i++) {
+		struct codectl_twork *w;
+
 		atomic_long_set(&codectl_dslots[i].state, CODECTL_DRELEASING);
-		init_task_work(&codectl_dslots[i].twork, codectl_dslot_twork);
+		/* Its own allocation: unload may leave it to a task. */
+		w = kmalloc(sizeof(*w), GFP_KERNEL);
+		if (!w) {
+			while (i--)
+				kfree(codectl_dslots[i].twork);
+			kvfree(codectl_dslots);
+			codectl_dslots = NULL;
+			cleanup_srcu_struct(&codectl_dsrcu);
+			return -ENOMEM;
+		}
+		codectl_twork_init(w, codectl_dslot_twork);
+		w->data = &codectl_dslots[i];
+		codectl_dslots[i].twork = w;
 	}
 	for_each_possible_cpu(cpu) {
 		per_cpu(codectl_dcookie_seq, cpu) = 1;
@@ -624,14 +646,25 @@ int codectl_deferred_init(void)
 
 void codectl_deferred_exit(void)
 {
-	unsigned int i, waited = 0;
+	unsigned int i, waited = 0, left = 0;
 	int cpu;
 
 	/*
-	 * Every consumer is cancelled: the task_works still queued find
-	 * nothing to deliver, but their tasks must run them (on the way to
-	 * user space or at exit) before the slots and this code may go.
+	 * Every consumer is cancelled: the task_works still queued would
+	 * find nothing to deliver.  Those not started are left to their
+	 * tasks, which may not run them for days (twork.c); the running
+	 * ones are waited for.
 	 */
+	for (i = 0; i < CODECTL_DSLOTS; i++) {
+		if (!codectl_twork_orphan(codectl_dslots[i].twork))
+			continue;
+		codectl_dslots[i].twork = NULL;
+		atomic_long_dec(&codectl_stats.unwind_works);
+		left++;
+	}
+	if (left)
+		pr_info("codectl: unload leaves %u queued deferred unwinds to their tasks\n",
+			left);
 	while (atomic_long_read(&codectl_stats.unwind_works)) {
 		if (!(++waited % 500))
 			pr_info("codectl: unload waits for %ld queued deferred unwinds\n",
@@ -646,8 +679,10 @@ void codectl_deferred_exit(void)
 #else
 	(void)cpu;
 #endif
-	for (i = 0; i < CODECTL_DSLOTS; i++)
+	for (i = 0; i < CODECTL_DSLOTS; i++) {
 		kfree(codectl_dslots[i].trace.ips);
+		kfree(codectl_dslots[i].twork);
+	}
 	kvfree(codectl_dslots);
 	codectl_dslots = NULL;
 	cleanup_srcu_struct(&codectl_dsrcu);

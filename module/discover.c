@@ -45,7 +45,8 @@
  * entry, so an object mapped again there is examined again.  Counters:
  * debugfs codectl/discover.
  *
- * Unload: requests stop, then module exit waits for the queued task_works
+ * Unload: requests stop; task_works still queued are left to their tasks
+ * (twork.c), the running ones are waited for
  * (codectl_stats.discover_works), as for deferred unwinds.
  */
 #include <linux/atomic.h>
@@ -110,7 +111,7 @@ MODULE_PARM_DESC(discover,
  * @owner:	the task, or NULL when free (cmpxchg)
  * @state:	CODECTL_DSC_* bits and the count of @pcs
  * @pcs:	the pcs, written after the count is taken
- * @twork:	queued once per QUEUED state
+ * @twork:	queued once per QUEUED state; NULL once orphaned at unload
  *
  * Only the owner touches an owned slot (its task context and the
  * interrupts and NMIs that nest in it): every race is nesting on one
@@ -122,7 +123,7 @@ struct codectl_dsc_slot {
 	struct task_struct *owner;
 	atomic_long_t state;
 	u64 pcs[CODECTL_DSC_PCS];
-	struct callback_head twork;
+	struct codectl_twork *twork;
 };
 
 static struct codectl_dsc_slot *codectl_dsc_slots;
@@ -314,12 +315,15 @@ void codectl_discover_request(u64 pc)
 		return;
 
 	atomic_long_inc(&codectl_stats.discover_works);
+	codectl_twork_queued(s->twork);
 	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork, CODECTL_DSC_KICK());
+		ret = codectl_task_work_add_nmi(&s->twork->cb,
+						CODECTL_DSC_KICK());
 	else
-		ret = task_work_add(current, &s->twork, TWA_RESUME);
+		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
 	if (ret) {
 		/* Exiting: nothing will run the work; give the slot back. */
+		codectl_twork_unqueued(s->twork);
 		atomic_long_dec(&codectl_stats.discover_works);
 		atomic_long_set(&s->state, CODECTL_DSC_RELEASING);
 		codectl_dsc_free(s);
@@ -380,7 +384,7 @@ static int codectl_dsc_ehdr(struct codectl_dsc_obj *o)
 	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
 	    eh->e_phnum > CODECTL_DSC_MAX_PHDRS)
 		return DSC_PHDRS;
-	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL);
+	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL_ACCOUNT);
 	if (!o->ph)
 		return DSC_NOMEM;
 	r = codectl_dsc_read(o, o->ph, eh->e_phnum * sizeof(*o->ph),
@@ -476,7 +480,7 @@ static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
 	o->src.sframe_end = o->src.sframe_start + sf->p_filesz;
 	if (sf->p_filesz > READ_ONCE(codectl_sframe_flat_max))
 		return 0;	/* checked and decoded in memory */
-	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL);
+	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL_ACCOUNT);
 	if (!o->sframe)
 		return DSC_NOMEM;
 	r = codectl_dsc_read(o, o->sframe, sf->p_filesz, sf->p_offset);
@@ -529,7 +533,7 @@ int codectl_file_hash(struct file *file, u64 *hash)
 	int ret = 0;
 	u8 *buf;
 
-	buf = kvmalloc(CODECTL_HASH_CHUNK, GFP_KERNEL);
+	buf = kvmalloc(CODECTL_HASH_CHUNK, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	while (pos < size) {
@@ -575,7 +579,7 @@ static void codectl_dsc_build_id(struct codectl_dsc_obj *o)
 	unsigned int i;
 	u8 *buf;
 
-	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL);
+	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return;
 	for (i = 0; i < o->eh.e_phnum && !o->src.build_id_len; i++) {
@@ -624,14 +628,14 @@ static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
 	    !eh->e_shnum || eh->e_shnum > CODECTL_DSC_MAX_SHDRS ||
 	    eh->e_shstrndx >= eh->e_shnum)
 		return;
-	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL);
+	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL_ACCOUNT);
 	if (!sh || codectl_dsc_read(o, sh, eh->e_shnum * sizeof(*sh),
 				    eh->e_shoff))
 		goto out;
 	str = sh[eh->e_shstrndx];
 	if (!str.sh_size || str.sh_size > CODECTL_DSC_MAX_STRTAB)
 		goto out;
-	names = kmalloc(str.sh_size + 1, GFP_KERNEL);
+	names = kmalloc(str.sh_size + 1, GFP_KERNEL_ACCOUNT);
 	if (!names || codectl_dsc_read(o, names, str.sh_size, str.sh_offset))
 		goto out;
 	names[str.sh_size] = '\0';
@@ -643,7 +647,7 @@ static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
 		len = sh[i].sh_size;
 		if (len < 8 || len > CODECTL_PATH_MAX + 8)
 			break;
-		dl = kmalloc(len, GFP_KERNEL);
+		dl = kmalloc(len, GFP_KERNEL_ACCOUNT);
 		if (!dl || codectl_dsc_read(o, dl, len, sh[i].sh_offset))
 			break;
 		if (!dl[0] || strnlen(dl, len - 4) > len - 5)
@@ -812,7 +816,7 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 		return DSC_EXISTS;
 	codectl_dsc_key(o);
 
-	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
+	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!o->pathbuf)
 		return DSC_NOMEM;
 	path = d_path(&o->file->f_path, o->pathbuf, PATH_MAX);
@@ -848,7 +852,7 @@ static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
 	bool examined = false;
 	int r;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return false;
 	o->pc = pc;
@@ -943,11 +947,15 @@ static void codectl_dsc_sweep(struct mm_struct *mm)
 /* In the task, on its way back to user space (or at its exit). */
 static void codectl_dsc_twork(struct callback_head *cb)
 {
-	struct codectl_dsc_slot *s = container_of(cb, typeof(*s), twork);
+	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
+	struct codectl_dsc_slot *s = w->data;
 	u64 pcs[CODECTL_DSC_PCS];
 	unsigned long old;
 	unsigned int i, n;
 
+	/* Orphaned at unload (freed): touch nothing. */
+	if (!codectl_twork_start(w))
+		return;
 	old = atomic_long_xchg(&s->state, CODECTL_DSC_RELEASING);
 	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
 	for (i = 0; i < n; i++)
@@ -957,24 +965,17 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
-		sigset_t all, old_mask;
+		sigset_t old_mask;
 		bool any = false;
 
-		/*
-		 * A first registry subscription (mm_take_all_locks()) gives
-		 * up while any signal is pending, and this runs on the way
-		 * to deliver one as often as not: hold them off, as fork.c
-		 * does (SIGKILL cannot be; the mask is back before user
-		 * space sees it).
-		 */
-		sigfillset(&all);
-		sigprocmask(SIG_BLOCK, &all, &old_mask);
-		for (i = 0; i < n; i++)
+		/* See codectl_signals_hold(): never SIGKILL nor SIGSTOP. */
+		codectl_signals_hold(&old_mask);
+		for (i = 0; i < n && !fatal_signal_pending(current); i++)
 			any |= codectl_dsc_one(current->mm, pcs[i]);
 		/* Not for pcs outside any executable mapping (garbage frames). */
 		if (any)
 			codectl_dsc_sweep(current->mm);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		codectl_signals_restore(&old_mask);
 	}
 	/* The last statement: module exit waits for this count. */
 	atomic_long_dec(&codectl_stats.discover_works);
@@ -1008,7 +1009,7 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
 		return -ENOEXEC;
 	if (inode_is_open_for_write(inode))
 		return -ETXTBSY;
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return -ENOMEM;
 	o->file = file;
@@ -1125,7 +1126,16 @@ int codectl_discover_init(void)
 		return -ENOMEM;
 	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
 		atomic_long_set(&slots[i].state, CODECTL_DSC_RELEASING);
-		init_task_work(&slots[i].twork, codectl_dsc_twork);
+		/* Its own allocation: unload may leave it to a task. */
+		slots[i].twork = kmalloc(sizeof(*slots[i].twork), GFP_KERNEL);
+		if (!slots[i].twork) {
+			while (i--)
+				kfree(slots[i].twork);
+			kvfree(slots);
+			return -ENOMEM;
+		}
+		codectl_twork_init(slots[i].twork, codectl_dsc_twork);
+		slots[i].twork->data = &slots[i];
 	}
 #ifndef HAVE_TWA_NMI_CURRENT
 	for_each_possible_cpu(cpu)
@@ -1141,23 +1151,35 @@ int codectl_discover_init(void)
 }
 
 /**
- * codectl_discover_exit() - stop requests, wait for the queued discoveries
+ * codectl_discover_exit() - stop requests, leave the queued discoveries
  *
  * Callers of codectl_discover_request() (the unwinder) are gone or going:
- * the flag stops the rest; every queued task_work runs (on its task's way
- * to user space or at its exit) before the slots and this code go.
+ * the flag stops the rest.  A discovery queued on a task that has not
+ * run it yet (it may be asleep in the kernel for days) is left to the
+ * task, which frees it (twork.c); the ones running are waited for, and
+ * the task_works that read the callback before it was redirected.
  */
 void codectl_discover_exit(void)
 {
-	unsigned int waited = 0;
+	unsigned int waited = 0, i, left = 0;
 	int cpu;
 
 	WRITE_ONCE(codectl_dsc_stopping, true);
 	/* Requests in flight have seen the flag or queued their work. */
 	synchronize_rcu();
+	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
+		if (!codectl_twork_orphan(codectl_dsc_slots[i].twork))
+			continue;
+		codectl_dsc_slots[i].twork = NULL;
+		atomic_long_dec(&codectl_stats.discover_works);
+		left++;
+	}
+	if (left)
+		pr_info("codectl: unload leaves %u queued discoveries to their tasks\n",
+			left);
 	while (atomic_long_read(&codectl_stats.discover_works)) {
 		if (!(++waited % 500))
-			pr_info("codectl: unload waits for %ld queued discoveries\n",
+			pr_info("codectl: unload waits for %ld running discoveries\n",
 				atomic_long_read(&codectl_stats.discover_works));
 		msleep(20);
 	}
@@ -1168,6 +1190,8 @@ void codectl_discover_exit(void)
 #else
 	(void)cpu;
 #endif
+	for (i = 0; i < CODECTL_DSC_SLOTS; i++)
+		kfree(codectl_dsc_slots[i].twork);
 	kvfree(codectl_dsc_slots);
 	codectl_dsc_slots = NULL;
 }

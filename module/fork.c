@@ -16,9 +16,10 @@
  * CLONE_VM children (threads, vfork) share the mm and its registry:
  * nothing to do.
  *
- * Unload: the probe is unregistered and synchronised first; then module
- * exit waits for the queued works (codectl_stats.works), which cannot be
- * cancelled, to run.
+ * Unload: the probe is unregistered and synchronised first; then the
+ * queued works, which cannot be cancelled, are left to their children
+ * (twork.c) and module exit waits for the running ones
+ * (codectl_stats.works).
  *
  * IBT (CONFIG_X86_KERNEL_IBT, Debian 6.12 and 7.2): the tracepoint is
  * looked up by name only to be handed to tracepoint_probe_register();
@@ -29,37 +30,85 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
+#include <linux/list.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
 #include "codectl.h"
 
+/*
+ * @tw first: an orphaned work is freed whole (twork.c).  @node: in
+ * codectl_fork_works until its callback starts or unload orphans it.
+ */
 struct codectl_fork_work {
-	struct callback_head cb;
+	struct codectl_twork tw;
 	struct codectl_set *set;
+	struct list_head node;
 };
 
 static struct tracepoint *codectl_fork_tp;
 static DECLARE_WAIT_QUEUE_HEAD(codectl_works_wq);
+static LIST_HEAD(codectl_fork_works);
+static DEFINE_SPINLOCK(codectl_fork_lock);
 
-/*
- * Adopt with signals held off: the child's first registry subscription
- * runs mm_take_all_locks(), which gives up with -EINTR while any signal is
- * pending, and a child must not start without its registrations because
- * a signal was sent at fork.  The mask is restored before the child sees
- * it; SIGKILL cannot be blocked, and a dying child needs nothing.
+/**
+ * codectl_signals_hold() - hold off the signals a task may ignore for now
+ * @old:	out: the mask to give to codectl_signals_restore()
+ *
+ * A first registry subscription runs mm_take_all_locks(), which gives up
+ * with -EINTR while any signal is pending, and the task_works of fork and
+ * discovery run on the way to deliver one as often as not.  So they block
+ * the signals that can wait, but never SIGKILL and SIGSTOP: the kernel's
+ * sigprocmask() would block them too (only the system call takes them out
+ * of the mask), and a task with SIGKILL blocked is not woken by kill -9
+ * from a killable sleep (a read from a stalled mount, say).  A pending
+ * SIGKILL or SIGSTOP thus still makes a subscription fail: the dying task
+ * needs nothing, a discovery is asked again at the next unwind, and
+ * codectl_fork_adopt() lets a stop pending since fork wait until the mask
+ * is restored (a SIGSTOP sent during the adoption itself still costs the
+ * child its registrations, counted in fork_failures).
  */
+void codectl_signals_hold(sigset_t *old)
+{
+	sigset_t set;
+
+	sigfillset(&set);
+	sigdelsetmask(&set, sigmask(SIGKILL) | sigmask(SIGSTOP));
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/**
+ * codectl_signals_restore() - give back the mask codectl_signals_hold() took
+ * @old:	that mask
+ */
+void codectl_signals_restore(const sigset_t *old)
+{
+	sigset_t set = *old;
+
+	sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* The mask is restored before the child sees it. */
 static void codectl_fork_adopt(struct codectl_set *set)
 {
-	sigset_t all, old;
+	sigset_t old;
 	int err;
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	codectl_signals_hold(&old);
+	/*
+	 * A stop pending since fork (SIGSTOP, a group stop, a ptrace trap)
+	 * would make the subscription give up, and the child would go
+	 * without its registrations: the stop waits until the mask is
+	 * restored, which recomputes TIF_SIGPENDING (the child stops then).
+	 * A fatal signal is left as it is: the child dies, needing nothing.
+	 */
+	if (!fatal_signal_pending(current))
+		clear_thread_flag(TIF_SIGPENDING);
 	err = codectl_mm_adopt(current->mm, set);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	codectl_signals_restore(&old);
 	if (err && !fatal_signal_pending(current))
 		atomic_long_inc(&codectl_stats.fork_failures);
 }
@@ -67,8 +116,14 @@ static void codectl_fork_adopt(struct codectl_set *set)
 /* In the child, before it returns to user space for the first time. */
 static void codectl_fork_work_run(struct callback_head *cb)
 {
-	struct codectl_fork_work *w = container_of(cb, typeof(*w), cb);
+	struct codectl_fork_work *w = container_of(cb, typeof(*w), tw.cb);
 
+	/* Orphaned at unload (freed): touch nothing. */
+	if (!codectl_twork_start(&w->tw))
+		return;
+	spin_lock(&codectl_fork_lock);
+	list_del(&w->node);
+	spin_unlock(&codectl_fork_lock);
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current))
@@ -91,17 +146,24 @@ static void codectl_fork_probe(void *data, struct task_struct *parent,
 	set = codectl_mm_snapshot(parent->mm);
 	if (!set)
 		return;
-	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN);
+	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (!w) {
 		codectl_set_put(set);
 		atomic_long_inc(&codectl_stats.fork_failures);
 		return;
 	}
-	init_task_work(&w->cb, codectl_fork_work_run);
+	codectl_twork_init(&w->tw, codectl_fork_work_run);
 	w->set = set;
 	atomic_long_inc(&codectl_stats.works);
-	if (task_work_add(child, &w->cb, TWA_RESUME)) {
+	codectl_twork_queued(&w->tw);
+	spin_lock(&codectl_fork_lock);
+	list_add(&w->node, &codectl_fork_works);
+	spin_unlock(&codectl_fork_lock);
+	if (task_work_add(child, &w->tw.cb, TWA_RESUME)) {
 		/* The child is already exiting: it will never run. */
+		spin_lock(&codectl_fork_lock);
+		list_del(&w->node);
+		spin_unlock(&codectl_fork_lock);
 		atomic_long_dec(&codectl_stats.works);
 		codectl_set_put(set);
 		kfree(w);
@@ -129,17 +191,38 @@ int codectl_fork_init(void)
 }
 
 /**
- * codectl_fork_exit() - stop, and wait for the children's pending copies
+ * codectl_fork_exit() - stop, leave the children's pending copies
  *
- * Children that have not run yet still hold works of this module; they
- * cannot be cancelled, so wait until they have run.  A child stopped
- * before its first instruction (ptrace) delays module unload until it
- * runs or dies.
+ * Children that have not run yet still hold works of this module, which
+ * cannot be cancelled.  A child stopped before its first instruction
+ * (ptrace), or blocked, may not run for long: its work is left to it
+ * (twork.c), without the snapshot (dropped here).  Copies already
+ * running are waited for.
  */
 void codectl_fork_exit(void)
 {
+	struct codectl_fork_work *w, *tmp;
+	unsigned int left = 0;
+	LIST_HEAD(orphans);
+
 	tracepoint_probe_unregister(codectl_fork_tp, codectl_fork_probe, NULL);
 	tracepoint_synchronize_unregister();
+	spin_lock(&codectl_fork_lock);
+	list_for_each_entry_safe(w, tmp, &codectl_fork_works, node) {
+		if (codectl_twork_orphan(&w->tw))
+			list_move(&w->node, &orphans);
+	}
+	spin_unlock(&codectl_fork_lock);
+	/* Ours until here: the task frees only the memory. */
+	list_for_each_entry_safe(w, tmp, &orphans, node) {
+		list_del(&w->node);
+		codectl_set_put(w->set);
+		atomic_long_dec(&codectl_stats.works);
+		left++;
+	}
+	if (left)
+		pr_info("codectl: unload leaves %u queued fork copies to their children\n",
+			left);
 	wait_event(codectl_works_wq, !atomic_long_read(&codectl_stats.works));
 	/* The last work may still be returning through this module's text. */
 	synchronize_rcu_tasks();

@@ -91,7 +91,7 @@ static void codectl_hfile_queue(struct codectl_hfile *hf,
 	bool queued = false;
 	u8 *methods;
 
-	rec = kzalloc(sizeof(*rec) + size, GFP_KERNEL);
+	rec = kzalloc(sizeof(*rec) + size, GFP_KERNEL_ACCOUNT);
 	if (rec) {
 		rec->size = size;
 		r = (struct codectl_trace_record *)rec->data;

@@ -317,6 +317,11 @@ static int codectl_hook_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 1;
 }
 
+/* A kprobe on the handler itself (or what it calls first) would recurse. */
+NOKPROBE_SYMBOL(codectl_hook_pre);
+NOKPROBE_SYMBOL(codectl_hook_uregs);
+NOKPROBE_SYMBOL(codectl_hook_serves);
+
 /*
  * Never called (the pre-handler's redirection skips it); its presence
  * keeps the kprobe unoptimised and makes it IPMODIFY on the ftrace site.

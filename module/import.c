@@ -371,7 +371,7 @@ static int codectl_import_add(struct file *file,
 	    !timespec64_equal(&now, &ct) || inode_is_open_for_write(inode))
 		goto out;
 
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (buf) {
 		path = d_path(&file->f_path, buf, PATH_MAX);
 		if (!IS_ERR(path))

@@ -5,6 +5,7 @@
  * checks and their errnos are the ABI documented in uapi/linux/codectl.h;
  * keep the two in step.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -155,8 +156,11 @@ static long codectl_query(const struct codectl_args *args)
 				args);
 	if (ret)
 		return ret;
-	if (q.__reserved || q.__reserved2)
+	if (q.__reserved || q.__reserved2 || q.__reserved3)
 		return -EINVAL;
+	/* Callers that do not know maps_fd cannot name another process. */
+	if (args->info_size < CODECTL_QUERY_INFO_SIZE_VER3)
+		q.maps_fd = -1;
 	ret = codectl_query_reg(&q);
 	if (ret)
 		return ret;
@@ -222,8 +226,12 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/* Unwinding ioctls: not codectl(2) options, numbers above them. */
 	switch (cmd) {
-	case CODECTL_IOC_UNWIND:
 	case CODECTL_IOC_UNWIND_STATS:
+		/* System-wide counts of everyone's unwinds: as for perf. */
+		if (!perfmon_capable())
+			return -EPERM;
+		fallthrough;
+	case CODECTL_IOC_UNWIND:
 		return codectl_unwind_ioctl(file, cmd, arg);
 	case CODECTL_IOC_UNWIND_REQUEST:
 		return codectl_harness_request(file, arg);
@@ -231,6 +239,8 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case CODECTL_IOC_SELFTEST_STOP:
 		return codectl_selftest_ioctl(file, cmd, arg);
 	case CODECTL_IOC_HOOK_STATS:
+		if (!perfmon_capable())
+			return -EPERM;
 		return codectl_hooks_ioctl((void __user *)arg);
 	case CODECTL_IOC_IMPORT:
 		return codectl_import_ioctl((void __user *)arg);

@@ -7,18 +7,27 @@
  * The kernel's check for that, ptrace_may_access() in mode
  * PTRACE_MODE_READ_FSCREDS, is not exported to modules (not on 6.1, 6.12
  * nor 7.2), and a copy of it would lack the LSM hook.  So procfs makes it:
- * the module opens /proc/PID/maps with the caller's credentials, whose
- * open runs mm_access() on the process, and keeps nothing of the file.
+ * the module opens a maps file with the caller's credentials, whose open
+ * runs mm_access() on the process, and keeps nothing of the file.  Which
+ * file is not left to a path in the caller's mount namespace, which an
+ * unprivileged user can redirect (unshare -Urm, then a bind mount over
+ * /proc/PID/maps): the caller passes an fd of /proc/PID/maps it opened;
+ * the module checks that it is a procfs file named maps in the directory
+ * of that very pid (or tid), in a procfs of the caller's pid namespace,
+ * and opens "maps" again in that directory, on that mount, which procfs
+ * checks now (the process may have exec'ed since the caller's open).
  * The address space itself is taken with get_task_mm() before the check
  * and compared after it, so an exec in between (a set-user-ID program,
  * say) is noticed; the registry is read lock-free (RCU) and no lock of the
  * target is held at any point.
  */
+#include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/path.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
@@ -31,35 +40,96 @@
 #include "codectl.h"
 #include "sframe.h"
 
+/* Is @d named by @name? */
+static bool codectl_dentry_is(struct dentry *d, const char *name)
+{
+	struct name_snapshot n;
+	bool same;
+
+	take_dentry_name_snapshot(&n, d);
+	same = !strcmp(n.name.name, name);
+	release_dentry_name_snapshot(&n);
+	return same;
+}
+
+/*
+ * The directory of a maps file that is procfs's /proc/@nr/maps or
+ * /proc/PID/task/@nr/maps in a procfs of current's pid namespace, with a
+ * reference, or NULL.
+ */
+static struct dentry *codectl_query_maps_dir(struct file *f, pid_t nr)
+{
+	struct dentry *d = f->f_path.dentry, *dir, *up;
+	struct super_block *sb = d->d_sb;
+	char num[16];
+	bool ok;
+
+	if (sb->s_magic != PROC_SUPER_MAGIC ||
+	    proc_pid_ns(sb) != task_active_pid_ns(current) ||
+	    !S_ISREG(file_inode(f)->i_mode) || !codectl_dentry_is(d, "maps"))
+		return NULL;
+	snprintf(num, sizeof(num), "%d", nr);
+	dir = dget_parent(d);
+	up = dget_parent(dir);
+	/* /proc/N, or /proc/P/task/N (procfs renames nothing) */
+	ok = codectl_dentry_is(dir, num) &&
+	     (up == sb->s_root ||
+	      (codectl_dentry_is(up, "task") && up->d_parent != up &&
+	       up->d_parent->d_parent == sb->s_root));
+	dput(up);
+	if (!ok) {
+		dput(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 /**
  * codectl_query_may_read() - may current read a process's registrations?
  * @nr:		its pid, in current's pid namespace
+ * @maps_fd:	the caller's fd of /proc/@nr/maps (or of a thread's)
  *
- * What opening /proc/@nr/maps says: procfs checks ptrace access
+ * What opening /proc/@nr/maps now says: procfs checks ptrace access
  * (PTRACE_MODE_READ_FSCREDS, LSMs included) and its hidepid option.  The
- * /proc must be a procfs of current's pid namespace, or @nr would name
- * another process.
+ * module opens "maps" in the directory of @maps_fd, which must be the
+ * directory of @nr in a procfs of current's pid namespace, on @maps_fd's
+ * mount, and checks that nothing mounted over it redirected the open.
+ * The directory stands for one process (a struct pid): if the process
+ * died and @nr went to another one, the open fails.
  *
  * Context: task context, no locks held (opens a file).
- * Return: 0, -ESRCH when /proc does not show the process, -EACCES when
- * the check fails or /proc is not current's procfs, or the open's other
- * errors (-EPERM with hidepid=noaccess, -EINTR, -ENOMEM).
+ * Return: 0, -EBADF (@maps_fd is not an open file), -EACCES (it is not
+ * procfs's maps of @nr in current's pid namespace, or the check fails),
+ * -ESRCH (the process is gone), or the open's other errors (-EPERM with
+ * hidepid=noaccess, -EINTR, -ENOMEM).
  */
-static int codectl_query_may_read(pid_t nr)
+static int codectl_query_may_read(pid_t nr, int maps_fd)
 {
-	struct super_block *sb;
-	struct file *f;
-	char path[32];
+	struct dentry *dir;
+	struct file *f, *g;
+	struct path at;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", nr);
-	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f) == -ENOENT ? -ESRCH : PTR_ERR(f);
-	sb = file_inode(f)->i_sb;
-	if (sb->s_magic != PROC_SUPER_MAGIC ||
-	    proc_pid_ns(sb) != task_active_pid_ns(current))
-		ret = -EACCES;
+	f = maps_fd < 0 ? NULL : fget(maps_fd);
+	if (!f)
+		return -EBADF;
+	dir = codectl_query_maps_dir(f, nr);
+	if (!dir) {
+		fput(f);
+		return -EACCES;
+	}
+	at.mnt = f->f_path.mnt;
+	at.dentry = dir;
+	g = file_open_root(&at, "maps", O_RDONLY | O_LARGEFILE, 0);
+	if (IS_ERR(g)) {
+		ret = PTR_ERR(g) == -ENOENT ? -ESRCH : PTR_ERR(g);
+	} else {
+		if (g->f_path.mnt != f->f_path.mnt ||
+		    g->f_path.dentry->d_parent != dir)
+			ret = -EACCES;
+		fput(g);
+	}
+	dput(dir);
 	fput(f);
 	return ret;
 }
@@ -67,6 +137,7 @@ static int codectl_query_may_read(pid_t nr)
 /**
  * codectl_query_get_mm() - the address space a QUERY reads
  * @nr:		0 for current's, else a pid in current's pid namespace
+ * @maps_fd:	with @nr, the caller's fd of /proc/@nr/maps
  *
  * Context: task context, no locks held.
  * Return: the address space with a reference (mm_users) the caller drops
@@ -74,7 +145,7 @@ static int codectl_query_may_read(pid_t nr)
  * process, or it has no address space: kernel thread, zombie, exiting),
  * -EAGAIN (it exec'ed during the check), or codectl_query_may_read()'s.
  */
-static struct mm_struct *codectl_query_get_mm(pid_t nr)
+static struct mm_struct *codectl_query_get_mm(pid_t nr, int maps_fd)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -96,7 +167,7 @@ static struct mm_struct *codectl_query_get_mm(pid_t nr)
 	if (!mm) {
 		ret = -ESRCH;
 	} else if (mm != current->mm) {
-		ret = codectl_query_may_read(nr);
+		ret = codectl_query_may_read(nr, maps_fd);
 		/*
 		 * Still attached to its pid, the task was the one the check
 		 * saw; still on @mm, it has not exec'ed since we took it.
@@ -202,7 +273,7 @@ int codectl_query_reg(struct codectl_query_info *q)
 	struct mm_struct *mm;
 	int ret = -ENOENT;
 
-	mm = codectl_query_get_mm(q->pid);
+	mm = codectl_query_get_mm(q->pid, q->maps_fd);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
 	/* The registry stays while we hold a user of the mm. */

@@ -279,9 +279,9 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 	/* From here on codectl_reg_drop_sframe_tables() frees what there is. */
 	reg->sframe_flat = flat;
 	rules = kvmalloc_array(CODECTL_FLAT_MAX_RULES, sizeof(*rules),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	hash = kvmalloc_array(1U << CODECTL_FLAT_HASH_BITS, sizeof(*hash),
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	flat->offs = kvmalloc_array(n, sizeof(*flat->offs), GFP_KERNEL_ACCOUNT);
 	flat->rule_of = kvmalloc_array(n, sizeof(*flat->rule_of),
 				       GFP_KERNEL_ACCOUNT);
@@ -421,7 +421,7 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 		share = NULL;
 	}
 	if (!mem && size <= flat_max) {
-		copy = kvmalloc(size, GFP_KERNEL);
+		copy = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 		if (!copy)
 			return -ENOMEM;
 		if (copy_from_user(copy, u64_to_user_ptr(reg->sframe_start),

@@ -230,21 +230,48 @@ void codectl_set_put(struct codectl_set *set)
 		call_rcu(&set->rcu, codectl_set_free_rcu);
 }
 
+/* Free an array that was never published (it holds no references). */
+static void codectl_set_discard(struct codectl_set *set)
+{
+	if (!set)
+		return;
+	kfree(set);
+	atomic_long_dec(&codectl_stats.sets);
+}
+
 /*
- * Copy the registrations of @old for which @keep says so (all if @keep is
- * NULL), with @extra more slots; the copies hold their own references.
+ * An array of @nr slots for a writer holding cmm->lock, which
+ * invalidate_range_start takes too: reclaim may invalidate, so nothing
+ * allocated under the lock may enter reclaim (lockdep: fs_reclaim).  The
+ * spare its caller allocated before taking the lock, if it is large
+ * enough, else one allocated without reclaim.  NULL: the caller unlocks,
+ * allocates a spare of @nr with GFP_KERNEL_ACCOUNT and tries again.
  */
-static struct codectl_set *
-codectl_set_copy(const struct codectl_set *old, unsigned int extra,
-		 bool (*keep)(const struct codectl_reg *, u64, u64),
-		 u64 start, u64 end, gfp_t gfp)
+static struct codectl_set *codectl_set_locked(struct codectl_set **spare,
+					      unsigned int nr)
+{
+	struct codectl_set *set = *spare;
+
+	if (set && set->nr >= nr) {
+		*spare = NULL;
+		set->nr = nr;
+		return set;
+	}
+	return codectl_set_alloc(nr, GFP_NOWAIT | __GFP_NOWARN |
+				 __GFP_ACCOUNT);
+}
+
+/*
+ * Fill @set with the registrations of @old for which @keep says so (all
+ * if @keep is NULL); the copies hold their own references.
+ */
+static void codectl_set_fill(struct codectl_set *set,
+			     const struct codectl_set *old,
+			     bool (*keep)(const struct codectl_reg *, u64, u64),
+			     u64 start, u64 end)
 {
 	unsigned int i, n = 0, nr = old ? old->nr : 0;
-	struct codectl_set *set;
 
-	set = codectl_set_alloc(nr + extra, gfp);
-	if (!set)
-		return NULL;
 	for (i = 0; i < nr; i++) {
 		struct codectl_reg *reg = old->regs[i];
 
@@ -255,6 +282,24 @@ codectl_set_copy(const struct codectl_set *old, unsigned int extra,
 		set->bytes += reg->charge;
 	}
 	set->nr = n;
+}
+
+/*
+ * Copy the registrations of @old for which @keep says so (all if @keep is
+ * NULL), with @extra more slots; the copies hold their own references.
+ */
+static struct codectl_set *
+codectl_set_copy(const struct codectl_set *old, unsigned int extra,
+		 bool (*keep)(const struct codectl_reg *, u64, u64),
+		 u64 start, u64 end, gfp_t gfp)
+{
+	unsigned int nr = old ? old->nr : 0;
+	struct codectl_set *set;
+
+	set = codectl_set_alloc(nr + extra, gfp);
+	if (!set)
+		return NULL;
+	codectl_set_fill(set, old, keep, start, end);
 	return set;
 }
 
@@ -360,7 +405,8 @@ static void codectl_mm_unmap_negs(struct codectl_mm *cmm, u64 start, u64 end)
 	if (!codectl_negs_hit(old, start, end))
 		return;
 	/* Under the mmap lock: GFP_NOWAIT; without memory drop them all. */
-	n = kmalloc(struct_size(n, r, old->nr), GFP_NOWAIT | __GFP_NOWARN);
+	n = kmalloc(struct_size(n, r, old->nr),
+		    GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
 	if (n) {
 		n->nr = 0;
 		for (i = 0; i < old->nr; i++)
@@ -411,15 +457,13 @@ int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end)
 	struct codectl_negs *old, *n;
 	unsigned int i, skip;
 
+	/* Before the lock, for the most there can be: no reclaim under it. */
+	n = kmalloc(struct_size(n, r, CODECTL_MAX_NEGS), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return -ENOMEM;
 	mutex_lock(&cmm->lock);
 	old = codectl_mm_negs(cmm);
 	skip = old && old->nr >= CODECTL_MAX_NEGS ? 1 : 0;
-	n = kmalloc(struct_size(n, r, (old ? old->nr : 0) - skip + 1),
-		    GFP_KERNEL_ACCOUNT);
-	if (!n) {
-		mutex_unlock(&cmm->lock);
-		return -ENOMEM;
-	}
 	n->nr = 0;
 	for (i = skip; old && i < old->nr; i++)
 		n->r[n->nr++] = old->r[i];
@@ -649,12 +693,15 @@ static bool codectl_replaces(const struct codectl_reg *reg,
  */
 int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 {
-	struct codectl_set *old, *set;
+	struct codectl_set *old, *set, *spare = NULL;
 	u64 charge = codectl_reg_size(reg);
 	unsigned int at, last, nr, i, n;
-	u64 bytes, freed = 0;
-	int ret = 0;
+	u64 bytes, freed;
+	int ret;
 
+again:
+	ret = 0;
+	freed = 0;
 	mutex_lock(&cmm->lock);
 	old = codectl_mm_set(cmm);
 	nr = old ? old->nr : 0;
@@ -679,7 +726,15 @@ int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 		goto out;
 	}
 
-	set = codectl_set_alloc(nr - (last - at) + 1, GFP_KERNEL_ACCOUNT);
+	set = codectl_set_locked(&spare, nr - (last - at) + 1);
+	if (!set && !spare) {
+		mutex_unlock(&cmm->lock);
+		spare = codectl_set_alloc(nr - (last - at) + 1,
+					  GFP_KERNEL_ACCOUNT);
+		if (!spare)
+			return -ENOMEM;
+		goto again;
+	}
 	if (!set) {
 		ret = -ENOMEM;
 		goto out;
@@ -700,6 +755,7 @@ int codectl_mm_insert(struct codectl_mm *cmm, struct codectl_reg *reg)
 	codectl_mm_publish(cmm, set);
 out:
 	mutex_unlock(&cmm->lock);
+	codectl_set_discard(spare);
 	return ret;
 }
 
@@ -719,10 +775,12 @@ static bool codectl_keep_other(const struct codectl_reg *reg, u64 start,
  */
 int codectl_mm_remove(struct codectl_mm *cmm, u64 text_start, u64 text_end)
 {
-	struct codectl_set *old, *set;
+	struct codectl_set *old, *set, *spare = NULL;
 	unsigned int at;
-	int ret = 0;
+	int ret;
 
+again:
+	ret = 0;
 	mutex_lock(&cmm->lock);
 	old = codectl_mm_set(cmm);
 	at = old ? codectl_set_search(old, text_start) : 0;
@@ -731,15 +789,24 @@ int codectl_mm_remove(struct codectl_mm *cmm, u64 text_start, u64 text_end)
 		ret = -ENOENT;
 		goto out;
 	}
-	set = codectl_set_copy(old, 0, codectl_keep_other, text_start,
-			       text_end, GFP_KERNEL_ACCOUNT);
+	/* Not under the lock with reclaim: see codectl_set_locked(). */
+	set = codectl_set_locked(&spare, old->nr);
+	if (!set && !spare) {
+		mutex_unlock(&cmm->lock);
+		spare = codectl_set_alloc(old->nr, GFP_KERNEL_ACCOUNT);
+		if (!spare)
+			return -ENOMEM;
+		goto again;
+	}
 	if (!set) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	codectl_set_fill(set, old, codectl_keep_other, text_start, text_end);
 	codectl_mm_publish(cmm, set);
 out:
 	mutex_unlock(&cmm->lock);
+	codectl_set_discard(spare);
 	return ret;
 }
 
@@ -876,7 +943,10 @@ int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
 		codectl_set_put(set);
 		return PTR_ERR(cmm);
 	}
-	mmap_read_lock(mm);
+	if (mmap_read_lock_killable(mm)) {
+		codectl_set_put(set);
+		return -EINTR;
+	}
 	for (i = 0; i < set->nr; i++) {
 		if (codectl_reg_mapped(mm, set->regs[i]))
 			continue;

@@ -379,7 +379,7 @@ static long codectl_st_start(void __user *uargs)
 	    a.flags & ~CODECTL_SELFTEST_REMOTE)
 		return -EINVAL;
 	ips = kvmalloc_array(CODECTL_UNWIND_MAX_FRAMES, sizeof(u64),
-			     GFP_KERNEL);
+			     GFP_KERNEL_ACCOUNT);
 	if (!ips)
 		return -ENOMEM;
 

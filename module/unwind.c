@@ -84,10 +84,13 @@ static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
 	if (!w->uaccess_ok)
 		return copy_from_user_nofault(dst, src, len) ? -EFAULT : 0;
-	if (!access_ok(src, len))
-		return -EFAULT;
+	/*
+	 * Faults off first: with CONFIG_DEBUG_ATOMIC_SLEEP, access_ok()
+	 * warns outside task context unless they are.
+	 */
 	pagefault_disable();
-	left = __copy_from_user_inatomic(dst, src, len);
+	left = access_ok(src, len) ?
+	       __copy_from_user_inatomic(dst, src, len) : len;
 	pagefault_enable();
 	return left ? -EFAULT : 0;
 }
@@ -105,11 +108,11 @@ static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 		err = get_user(*val, src);
 	} else if (!w->uaccess_ok) {
 		err = copy_from_user_nofault(val, src, sizeof(*val));
-	} else if (!access_ok(src, sizeof(*val))) {
-		err = -EFAULT;
 	} else {
+		/* Faults off before access_ok(), as in codectl_copy(). */
 		pagefault_disable();
-		err = __get_user(*val, src);
+		err = access_ok(src, sizeof(*val)) ? __get_user(*val, src) :
+		      -EFAULT;
 		pagefault_enable();
 	}
 	return err ? CODECTL_STOP_FAULT : STEP_OK;
@@ -521,6 +524,9 @@ static int codectl_jit_entry(struct codectl_walk *w, u64 fres,
 	memset(e, 0, sizeof(*e));
 	if (codectl_copy(w, e, fres + i * tab->fre_stride, len))
 		return CODECTL_STOP_FAULT;
+	/* Reserved bytes set: not an entry of this ABI. */
+	if (e->__pad[0] | e->__pad[1] | e->__pad[2])
+		return CODECTL_STOP_TABLE;
 	return STEP_OK;
 }
 

@@ -124,6 +124,7 @@ vm_stage() {
 		-l "$logs/vm-$series.console" \
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
+		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \

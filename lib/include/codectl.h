@@ -93,11 +93,16 @@ int codectl_query(struct codectl_query_info *info);
  *
  * Walk a process's registrations by starting @info->addr at 0 and
  * passing each answer's text_end, until ENOENT.  Another process needs
- * the permission reading its /proc/PID/maps needs.  Returns 0, or -1
- * with errno: ENOENT (no more registrations), ESRCH (no such process, or
- * it has no address space: kernel thread, zombie), EACCES or EPERM (not
- * allowed), EAGAIN (it exec'ed meanwhile), E2BIG when @pid is not 0 and
- * the module is older than VER2, ENODEV, and codectl_query()'s.
+ * the permission reading its /proc/PID/maps needs: the library opens
+ * /proc/PID/maps (the caller's /proc must be a procfs of its pid
+ * namespace) and hands the fd to the module (@info->maps_fd, VER3), which
+ * checks it is procfs's file of that pid and asks procfs again; @info
+ * comes back with maps_fd -1.  Returns 0, or -1 with errno: ENOENT (no
+ * more registrations), ESRCH (no such process, or it has no address
+ * space: kernel thread, zombie), EACCES or EPERM (not allowed, or /proc
+ * is not procfs's), EAGAIN (it exec'ed meanwhile), EBADF when @pid is
+ * not 0 and the module is older than VER3, E2BIG when it is older than
+ * VER2, ENODEV, and codectl_query()'s.
  */
 int codectl_query_pid(pid_t pid, struct codectl_query_info *info);
 int codectl_version(struct codectl_version *version);

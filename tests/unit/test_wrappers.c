@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One wrapper per option: the ioctl, the info and its size, errors. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -17,7 +19,7 @@ _Static_assert(sizeof(struct codectl_jit_info) == CODECTL_JIT_INFO_SIZE_VER0,
 _Static_assert(sizeof(struct codectl_unregister_info) ==
 	       CODECTL_UNREGISTER_INFO_SIZE_VER0, "unregister info size");
 _Static_assert(sizeof(struct codectl_query_info) ==
-	       CODECTL_QUERY_INFO_SIZE_VER2, "query info size");
+	       CODECTL_QUERY_INFO_SIZE_VER3, "query info size");
 _Static_assert(offsetof(struct codectl_query_info, pid) ==
 	       CODECTL_QUERY_INFO_SIZE_VER1, "query info VER1 size");
 _Static_assert(sizeof(struct codectl_version) == CODECTL_VERSION_SIZE_VER0,
@@ -147,15 +149,24 @@ static void test_query(void **state)
 static void test_query_pid(void **state)
 {
 	struct codectl_query_info q = { .addr = 0, .pid = 99 };
+	pid_t self = getpid();
 
 	(void)state;
 	fake_kernel = kernel_answers;
-	assert_int_equal(codectl_query_pid(1234, &q), 0);
-	only_call(CODECTL_IOC_QUERY, CODECTL_QUERY_INFO_SIZE_VER2, &q);
-	assert_int_equal(q.pid, 1234);
+	assert_int_equal(codectl_query_pid(self, &q), 0);
+	only_call(CODECTL_IOC_QUERY, CODECTL_QUERY_INFO_SIZE_VER3, &q);
+	assert_int_equal(q.pid, self);
+	assert_int_equal(q.maps_fd, -1);
 	assert_int_equal(q.kind, CODECTL_KIND_JIT);
 	memcpy(&q, fake_log[0].info, sizeof(q));
-	assert_int_equal(q.pid, 1234);
+	assert_int_equal(q.pid, self);
+	/* The fd of /proc/PID/maps was passed, and is closed again. */
+	assert_true(q.maps_fd >= 0);
+	assert_int_equal(fcntl(q.maps_fd, F_GETFD), -1);
+	/* A process that does not exist: ESRCH before any call. */
+	errno = 0;
+	assert_int_equal(codectl_query_pid(-2, &q), -1);
+	assert_int_equal(errno, ESRCH);
 }
 
 static void test_version(void **state)

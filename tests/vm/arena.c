@@ -76,13 +76,13 @@ static const int ok_elf[] = { COMMON, ENAMETOOLONG, EMSGSIZE, ENOEXEC, EFBIG,
 			      EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_jit[] = { COMMON, ELOOP, EEXIST, ENOSPC, ENOMEM, 0 };
 static const int ok_query[] = { COMMON, ENOENT, ESRCH, EACCES, EPERM, EAGAIN,
-				EINVAL, 0 };
+				EINVAL, EBADF, 0 };
 static const int ok_version[] = { COMMON, 0 };
 static const int ok_check[] = { COMMON, 0 };
 static const int ok_unknown[] = { ENOTTY, 0 };
 static const int ok_unwind[] = { EINVAL, EFAULT, EINTR, ENOMEM, 0 };
 static const int ok_request[] = { EFAULT, ENOMEM, EBUSY, ENOSPC, EINVAL, 0 };
-static const int ok_stats[] = { EFAULT, 0 };
+static const int ok_stats[] = { EFAULT, EPERM, 0 };
 static const int ok_import[] = { EPERM, EINVAL, EBADF, EFAULT, ENOEXEC, EEXIST,
 				 ETXTBSY, EFBIG, ENOSPC, ENOENT, ENOMEM, 0 };
 static const int *const allowed[NR_KINDS] = {

@@ -120,7 +120,7 @@ static const struct test_case tests[] = {
 	T(deferred_consumer_module, "another module's consumer: cookie, one callback per entry"),
 	T(deferred_selftest_exit, "SELFTEST: target thread exits with requests pending"),
 	T(deferred_selftest_kill, "SELFTEST: target process SIGKILLed while armed"),
-	T(hook_stats, "HOOK_STATS: the tracer hooks, attached; EINVAL, ENOENT, EFAULT"),
+	T(hook_stats, "HOOK_STATS: the tracer hooks, attached; EINVAL, ENOENT, EFAULT; EPERM unprivileged"),
 	T(hooks_param, "hooks=0/1 detaches and attaches every hook; hooks=maybe EINVAL"),
 	T(synth_register, "REGISTER_ELF SYNTH: a buffer copied at once, freed after"),
 	T(synth_errors, "REGISTER_ELF SYNTH: EINVAL, EFAULT, ENOEXEC, EFBIG, ENOMEM"),
@@ -130,6 +130,9 @@ static const struct test_case tests[] = {
 	T(query_pid_child, "QUERY pid: a child's registrations, not the parent's"),
 	T(query_pid_esrch, "QUERY pid: ESRCH for a zombie, a reaped child, kthreadd"),
 	T(query_pid_perm, "QUERY pid: EACCES for root's and undumpable processes as nobody"),
+	T(query_pid_maps_fd, "QUERY pid: maps_fd must be procfs's maps of that pid"),
+	T(query_pid_redirected, "QUERY pid: a /proc redirected in a user+mount ns is refused"),
+	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
 #undef T
 };
@@ -405,6 +408,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], EXEC_CHECK_ARG))
 		return exec_check_main();
+	if (argc == 3 && !strcmp(argv[1], SCHED_SAMPLE_ARG))
+		return sched_sample_main(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], HOLD_ARG))
 		return hold_main(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], DHAMMER_ARG))

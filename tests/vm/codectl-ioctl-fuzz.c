@@ -119,6 +119,10 @@ struct fuzz_thread {
 	uint64_t bounds_max_ns;
 	unsigned long calls, target, remaps, undocumented, wrong;
 	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
+	/* What it is doing, for the SIGSEGV report (see on_fault()). */
+	volatile int doing;		/* 0, 'i' (ioctl), 'r' (remap), 'm' (make) */
+	volatile unsigned long cmd;
+	volatile uint64_t args, info, info_size;
 };
 
 static int fuzz_fd = -1;
@@ -1033,14 +1037,23 @@ static void *fuzz_thread_main(void *p)
 
 	while (t->calls < t->target) {
 		if (remap_one_in && one_in(&t->rng, remap_one_in)) {
+			t->doing = 'r';
 			t->remaps += arena_remap(&t->rng);
+			t->doing = 0;
 			continue;
 		}
+		t->doing = 'm';
 		make_call(t, &c);
+		t->cmd = c.cmd;
+		t->args = c.args_ptr;
+		t->info = c.a.info;
+		t->info_size = c.a.info_size;
+		t->doing = 'i';
 		if (c.bounds)
 			cpu = thread_cpu_ns();
 		rc = ioctl(fuzz_fd, c.cmd, (void *)(uintptr_t)c.args_ptr);
 		err = rc < 0 ? errno : 0;
+		t->doing = 0;
 		if (c.bounds) {
 			bounds_check(t, &c, rc, thread_cpu_ns() - cpu);
 			errno = err;
@@ -1064,6 +1077,44 @@ static void *fuzz_thread_main(void *p)
 		}
 	}
 	return NULL;
+}
+
+/* ---- a crash: say where, then die of it -------------------------------- */
+
+static struct fuzz_thread *fault_threads;
+static int fault_nthreads;
+
+/*
+ * SIGSEGV or SIGBUS in the fuzzing process (issue 23, finding 10: one run
+ * died of SIGSEGV and said nothing more): the address, and what every
+ * thread was doing, with its scratch, so that the next one can be told
+ * apart (the kernel writing where it must not, or the fuzzer touching
+ * memory another thread remapped).  snprintf() and write() only.
+ */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	char buf[256];
+	int i, n;
+
+	(void)uc;
+	n = snprintf(buf, sizeof(buf), "# FAULT: signal %d code %d at %p\n",
+		     sig, si->si_code, si->si_addr);
+	if (write(1, buf, n) < 0)
+		_exit(128 + sig);
+	for (i = 0; i < fault_nthreads; i++) {
+		struct fuzz_thread *t = &fault_threads[i];
+
+		n = snprintf(buf, sizeof(buf),
+			     "#   thread %d%s: call %lu, doing '%c', cmd %#lx args %#llx info %#llx size %#llx, scratch %p\n",
+			     i, pthread_equal(t->th, pthread_self()) ? " (this one)" : "",
+			     t->calls, t->doing ? t->doing : '-', t->cmd,
+			     ULL(t->args), ULL(t->info), ULL(t->info_size),
+			     (void *)t->scratch);
+		if (write(1, buf, n) < 0)
+			break;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* ---- main ------------------------------------------------------------- */
@@ -1225,6 +1276,17 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		memset(th[i].scratch + SCRATCH_RW * g_page, 'A', g_page);
 		mprotect(th[i].scratch + SCRATCH_RW * g_page, g_page, PROT_READ);
 		mprotect(th[i].scratch + (SCRATCH_RW + 1) * g_page, g_page, PROT_NONE);
+	}
+	fault_threads = th;
+	fault_nthreads = nthreads;
+	{
+		struct sigaction sa = {
+			.sa_sigaction = on_fault,
+			.sa_flags = SA_SIGINFO | SA_RESETHAND,
+		};
+
+		sigaction(SIGSEGV, &sa, NULL);
+		sigaction(SIGBUS, &sa, NULL);
 	}
 	for (i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i].th, NULL, fuzz_thread_main, &th[i])) {

@@ -268,6 +268,9 @@ int exec_check_main(void);
  */
 #define HOLD_ARG	"--hold"
 int hold_main(int n);
+/* t_confine.c: sample sched_switch with call chains on every CPU */
+#define SCHED_SAMPLE_ARG	"--sched-sample"
+int sched_sample_main(int ms);
 /* "--deferred-hammer SECS" (guest-suite.sh): see t_deferred.c. */
 #define DHAMMER_ARG	"--deferred-hammer"
 int deferred_hammer_main(int secs);
@@ -311,6 +314,8 @@ TEST(synth_register); TEST(synth_errors); TEST(query_origin);
 /* t_query.c: QUERY VER2, another process's registrations */
 TEST(query_summary); TEST(query_pid_self); TEST(query_pid_child);
 TEST(query_pid_esrch); TEST(query_pid_perm);
+TEST(query_pid_maps_fd); TEST(query_pid_redirected);
+TEST(discovery_sigkill);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
 

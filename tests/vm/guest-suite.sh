@@ -47,6 +47,11 @@
 #      closed its fd, the self-test still armed on it (codectl_selftest_exit
 #      disarms it, codectl_deferred_exit waits for the task_works queued);
 #      the process carries on; kernel log clean; insmod again
+#   4d. rmmod with discoveries queued on tasks asleep in the kernel
+#      (rmmod-sleepers.sh: sched_switch sampled with call chains on every
+#      CPU, as perf record -e sched:sched_switch -a -g, then sleep 100000):
+#      rmmod returns within 30 s, leaving the works to their tasks; the
+#      kernel log stays clean after they exit; insmod again
 #   5. rmmod refused while a process holds /dev/codectl open; rmmod works
 #      while a live process holds registrations (with its fd closed): the
 #      process carries on and sees none from the reloaded module; rmmod
@@ -83,7 +88,7 @@ map_fixed_over mprotect_keeps madvise_keeps munmap_unrelated_keeps
 register_munmap_race unregister_after_drop_enoent deferred_request deferred_cookies
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
 deferred_selftest_errors hook_stats synth_register query_origin query_summary
-query_pid_self query_pid_child query_pid_esrch query_pid_perm
+query_pid_self query_pid_child query_pid_esrch query_pid_perm query_pid_maps_fd
 bounds_flat_expansion bounds_sframe_walk bounds_jit_chain"
 
 # debugfs counters of events, not of live objects: they only grow.
@@ -787,6 +792,19 @@ if [ -x "$abi_test" ] && loaded; then
 	fi
 fi
 echo "# time: rmmod with deferred unwinds done after $(($(now) - t_start)) s"
+
+# --- 4d. rmmod with discoveries queued on sleeping tasks -----------------------
+sleepers=$here/rmmod-sleepers.sh
+if [ -x "$abi_test" ] && [ -r "$sleepers" ] && loaded; then
+	run_prog "rmmod with works queued on sleeping tasks" sh "$sleepers" "$abi_test"
+	if reload_after "rmmod with works queued on sleeping tasks"; then
+		run_suite "after rmmod with works left to sleeping tasks" discovery_sigkill
+		check "counters 0 after the discovery run" "counters not back to 0" stats_zero
+	fi
+elif [ ! -r "$sleepers" ]; then
+	not_ok "rmmod-sleepers.sh present" "$sleepers not found"
+fi
+echo "# time: rmmod with works on sleeping tasks done after $(($(now) - t_start)) s"
 
 # --- 5. unload and reload ----------------------------------------------------
 

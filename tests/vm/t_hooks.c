@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <unistd.h>
+
 #include "codectl-test.h"
 
 /* The functions hooked, in index order; unwind_user only where it exists. */
@@ -50,10 +52,21 @@ static int hooks_listed(unsigned int want_flags)
 
 TEST(hook_stats)
 {
+	struct codectl_unwind_stats us;
 	struct codectl_hook_stats s;
 	void *hole;
 	int n;
 
+	if (geteuid()) {
+		/* Everyone's activity: CAP_PERFMON or CAP_SYS_ADMIN only. */
+		EXPECT_RC(hook_stats(0, &s), EPERM,
+			  "HOOK_STATS without CAP_PERFMON");
+		EXPECT_RC(cc_ioctl(g_fd, CODECTL_IOC_UNWIND_STATS, &us), EPERM,
+			  "UNWIND_STATS without CAP_PERFMON");
+		return T_PASS;
+	}
+	EXPECT_RC(cc_ioctl(g_fd, CODECTL_IOC_UNWIND_STATS, &us), 0,
+		  "UNWIND_STATS as root");
 	n = hooks_listed(CODECTL_HOOK_ATTACHED);
 	EXPECT(n == 2 || n == 3, "%d hooks, want 2 (+ unwind_user where the kernel has it)", n);
 	memset(&s, 0, sizeof(s));

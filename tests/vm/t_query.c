@@ -6,12 +6,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,14 +24,38 @@
 #define ULL(x) ((unsigned long long)(x))
 #define NOBODY 65534
 
-/* QUERY VER2 of @pid at @addr, no buffers: 0 or -errno. */
+/*
+ * QUERY VER3 of @pid through @q (its cursor and buffers set), as
+ * libcodectl makes it: with an fd of /proc/PID/maps for another pid (an
+ * open that fails gives its errno, ENOENT as ESRCH).  0 or -errno.
+ */
+static int query_pid_call(pid_t pid, struct codectl_query_info *q)
+{
+	char path[32];
+	int rc;
+
+	q->pid = pid;
+	q->maps_fd = -1;
+	if (pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		q->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (q->maps_fd < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+	}
+	rc = cc_call(g_fd, CODECTL_QUERY, (uintptr_t)q,
+		     CODECTL_QUERY_INFO_SIZE_VER3, 0, 0);
+	if (q->maps_fd >= 0)
+		close(q->maps_fd);
+	q->maps_fd = -1;
+	return rc;
+}
+
+/* QUERY of @pid at @addr, no buffers: 0 or -errno. */
 static int query_pid(pid_t pid, uint64_t addr, struct codectl_query_info *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->addr = addr;
-	q->pid = pid;
-	return cc_call(g_fd, CODECTL_QUERY, (uintptr_t)q,
-		       CODECTL_QUERY_INFO_SIZE_VER2, 0, 0);
+	return query_pid_call(pid, q);
 }
 
 /* Register an sfr_obj's function with the whole code page as its text. */
@@ -229,11 +256,9 @@ static void expect_child_reg(pid_t pid, uint64_t text, const char *who)
 
 	memset(&q, 0, sizeof(q));
 	q.addr = text;
-	q.pid = pid;
 	q.pathname = (uintptr_t)path;
 	q.pathname_len = sizeof(path);
-	rc = cc_call(g_fd, CODECTL_QUERY, (uintptr_t)&q,
-		     CODECTL_QUERY_INFO_SIZE_VER2, 0, 0);
+	rc = query_pid_call(pid, &q);
 	if (!EXPECT_RC(rc, 0, "%s: QUERY of the child %d", who, pid))
 		return;
 	EXPECT(q.text_start == text && q.text_end == text + g_page &&
@@ -348,5 +373,175 @@ TEST(query_pid_perm)
 	root_pid = getpid();
 	pid = t_fork_child(perm_main, &root_pid);
 	t_wait_child(pid, 0, "unprivileged child");
+	return T_PASS;
+}
+
+/* QUERY of @pid with @fd as maps_fd (no open of ours), VER3: -errno. */
+static int query_fd(pid_t pid, int fd, size_t size)
+{
+	struct codectl_query_info q;
+
+	memset(&q, 0, sizeof(q));
+	q.pid = pid;
+	q.maps_fd = fd;
+	return cc_call(g_fd, CODECTL_QUERY, (uintptr_t)&q, size, 0, 0);
+}
+
+static int open_proc(pid_t pid, const char *what)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* maps_fd must be procfs's maps file of that very pid. */
+TEST(query_pid_maps_fd)
+{
+	int fd_self = -1, fd_child = -1, fd_status = -1, fd_task = -1;
+	char tpath[32];
+	uint64_t text;
+	pid_t pid;
+
+	/* After a setuid() (the -u pass) our children are not dumpable. */
+	prctl(PR_SET_DUMPABLE, 1);
+	pid = start_reg_child(3, &text);
+	REQUIRE(pid > 0 && text, "child registering an object");
+	fd_self = open_proc(getpid(), "maps");
+	fd_child = open_proc(pid, "maps");
+	fd_status = open_proc(pid, "status");
+	snprintf(tpath, sizeof(tpath), "task/%d/maps", (int)pid);
+	fd_task = open_proc(pid, tpath);
+	REQUIRE(fd_self >= 0 && fd_child >= 0 && fd_status >= 0 &&
+		fd_task >= 0, "opening /proc files: %m");
+	EXPECT_RC(query_fd(pid, fd_child, CODECTL_QUERY_INFO_SIZE_VER3), 0,
+		  "maps_fd of /proc/CHILD/maps");
+	EXPECT_RC(query_fd(pid, fd_task, CODECTL_QUERY_INFO_SIZE_VER3), 0,
+		  "maps_fd of /proc/CHILD/task/CHILD/maps");
+	EXPECT_RC(query_fd(pid, fd_self, CODECTL_QUERY_INFO_SIZE_VER3),
+		  EACCES, "maps_fd of our own maps for the child's pid");
+	EXPECT_RC(query_fd(pid, fd_status, CODECTL_QUERY_INFO_SIZE_VER3),
+		  EACCES, "maps_fd of /proc/CHILD/status");
+	EXPECT_RC(query_fd(pid, g_fd, CODECTL_QUERY_INFO_SIZE_VER3), EACCES,
+		  "maps_fd of /dev/codectl");
+	EXPECT_RC(query_fd(pid, -1, CODECTL_QUERY_INFO_SIZE_VER3), EBADF,
+		  "maps_fd -1");
+	EXPECT_RC(query_fd(pid, fd_child, CODECTL_QUERY_INFO_SIZE_VER2), EBADF,
+		  "a VER2 struct (no maps_fd) for another pid");
+	EXPECT_RC(query_fd(0, -1, CODECTL_QUERY_INFO_SIZE_VER2), ENOENT,
+		  "a VER2 struct for pid 0");
+	EXPECT_RC(query_fd(getpid(), -1, CODECTL_QUERY_INFO_SIZE_VER2), ENOENT,
+		  "a VER2 struct for our own pid");
+out:
+	stop_child(pid);
+	/* Its pid is gone: the directory of the fd stands for a dead process. */
+	if (fd_child >= 0)
+		EXPECT_RC(query_fd(pid, fd_child, CODECTL_QUERY_INFO_SIZE_VER3),
+			  ESRCH, "maps_fd of a process reaped since");
+	if (fd_self >= 0)
+		close(fd_self);
+	if (fd_child >= 0)
+		close(fd_child);
+	if (fd_status >= 0)
+		close(fd_status);
+	if (fd_task >= 0)
+		close(fd_task);
+	return T_PASS;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* QUERY of @pid, or for a module before VER3 its VER2 form (its own open). */
+static int query_compat(pid_t pid, struct codectl_query_info *q)
+{
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	rc = query_pid_call(pid, q);
+	if (rc == -E2BIG) {
+		memset(q, 0, sizeof(*q));
+		q->pid = pid;
+		rc = cc_call(g_fd, CODECTL_QUERY, (uintptr_t)q,
+			     CODECTL_QUERY_INFO_SIZE_VER2, 0, 0);
+	}
+	return rc;
+}
+
+/*
+ * As nobody in a user and mount namespace of its own, /proc/VICTIM made
+ * our own /proc/SELF by a bind mount: a QUERY of VICTIM with the fd that
+ * path opens must not read VICTIM's registrations.  Exit status 0: the
+ * QUERY was refused; 1: it answered (the bypass); 2: set-up failed;
+ * 3: no user namespaces (skip).
+ */
+static int redirect_main(void *arg)
+{
+	pid_t victim = *(pid_t *)arg;
+	struct codectl_query_info q;
+	char path[64], map[64];
+	int rc;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 2;
+	/* setuid() made us undumpable: /proc/self would be root's. */
+	prctl(PR_SET_DUMPABLE, 1);
+	snprintf(map, sizeof(map), "0 %d 1", NOBODY);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 3;
+	if (write_file("/proc/self/setgroups", "deny") ||
+	    write_file("/proc/self/uid_map", map) ||
+	    write_file("/proc/self/gid_map", map) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		printf("# user namespace set-up: %m\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "/proc/%d", (int)victim);
+	if (mount("/proc/self/", path, NULL, MS_BIND, NULL)) {
+		printf("# bind mount over %s: %m\n", path);
+		return 2;
+	}
+	rc = query_compat(victim, &q);
+	printf("# QUERY of pid %d through the redirected /proc: %s\n",
+	       (int)victim, ename(rc));
+	return rc ? 0 : 1;
+}
+
+TEST(query_pid_redirected)
+{
+	struct codectl_query_info q;
+	pid_t victim, pid;
+	uint64_t text;
+	int status;
+
+	if (geteuid())
+		SKIP("needs root for the victim");
+	victim = start_reg_child(3, &text);
+	REQUIRE(victim > 0 && text, "root child registering an object");
+	REQUIRE_RC(query_compat(victim, &q), 0, "root: QUERY of the victim");
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %m");
+	if (!pid)
+		_exit(redirect_main(&victim));
+	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid: %m");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		stop_child(victim);
+		SKIP("no unprivileged user namespaces");
+	}
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "nobody read a root process's registrations through a redirected /proc (status %#x: %s)",
+	       status, WIFEXITED(status) && WEXITSTATUS(status) == 1 ?
+	       "answered" : "set-up failed");
+out:
+	stop_child(victim);
 	return T_PASS;
 }

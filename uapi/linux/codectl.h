@@ -267,7 +267,8 @@ struct codectl_jit_info {
  * @ra_off:	return address saved at CFA + ra_off
  * @fp_off:	caller's frame pointer saved at CFA + fp_off (if FP_SAVED)
  * @info:	CODECTL_JIT_FRE_* bits
- * @__pad:	must be 0
+ * @__pad:	must be 0 (in tables whose fre_size covers it): an entry
+ *		with a byte of it set ends the walk (CODECTL_STOP_TABLE)
  */
 struct codectl_jit_unwind_fre {
 	__u32 size;
@@ -367,10 +368,9 @@ struct codectl_unregister_info {
  *		namespace, whose address space's registrations are read.
  *		Reading another address space needs what reading
  *		/proc/PID/maps needs (ptrace access mode
- *		PTRACE_MODE_READ_FSCREDS; the module has procfs make the
- *		check, by opening /proc/PID/maps with the caller's
- *		credentials, so LSMs and hidepid have their say).  Not
- *		changed on output.
+ *		PTRACE_MODE_READ_FSCREDS, and the procfs mount's hidepid),
+ *		and @maps_fd (VER3): callers with a smaller struct get EBADF
+ *		for any @pid but 0 and their own.  Not changed on output.
  * @sframe_version: out (VER2): the SFrame version (1-3) of the section's
  *		header, 0 without SFrame
  * @num_fdes:	out (VER2): FDEs (functions) its header declares
@@ -386,19 +386,33 @@ struct codectl_unregister_info {
  * @charge:	out (VER2): bytes of kernel memory the registration is
  *		charged against max_bytes (the struct, strings and tables;
  *		a shared flat table is charged in full to every user)
+ * @maps_fd:	in (VER3): with a @pid other than the caller's, an fd of
+ *		/proc/PID/maps (or /proc/PID/task/TID/maps) that the caller
+ *		opened for reading, PID (TID) being @pid, in a procfs of the
+ *		caller's pid namespace.  The module opens "maps" again in
+ *		that file's directory, with the caller's credentials: procfs
+ *		makes the check at each QUERY (so LSMs and hidepid have
+ *		their say), on the process the directory stands for, and no
+ *		path in the caller's mount namespace is involved (a user and
+ *		mount namespace cannot redirect it).  Ignored for pid 0.
+ * @__reserved3: in (VER3): must be 0
  *
  * Errors: ENOENT (no registration ends above @addr), EFAULT (a buffer
- * cannot be written), EINVAL (__reserved or __reserved2 not zero, @pid
- * negative), and with a @pid other than 0:
+ * cannot be written), EINVAL (__reserved, __reserved2 or __reserved3 not
+ * zero, @pid negative), and with a @pid other than 0:
  *   ESRCH    no such process in the caller's pid namespace, or it has no
  *            address space (a kernel thread, a zombie, an exiting
- *            process), or the caller's /proc does not show it
- *            (hidepid=invisible; no procfs mounted at /proc)
+ *            process), or it died since @maps_fd was opened, or procfs
+ *            does not show it (hidepid=invisible)
+ *   EBADF    @maps_fd is not an open file (or the struct is smaller than
+ *            VER3)
  *   EACCES   the caller may not read it (the ptrace check failed, as
- *            opening /proc/PID/maps would), or /proc is not a procfs of
- *            the caller's pid namespace
- *   EPERM    /proc is mounted with hidepid=noaccess and the process is
- *            not the caller's (what opening /proc/PID/maps says then)
+ *            opening /proc/PID/maps would), or @maps_fd is not procfs's
+ *            maps file of @pid in a procfs of the caller's pid namespace
+ *            (another file, another pid, a file mounted over it)
+ *   EPERM    the procfs of @maps_fd is mounted with hidepid=noaccess and
+ *            the process is not the caller's (what opening
+ *            /proc/PID/maps would say then)
  *   EAGAIN   the process exec'ed (got a new address space) while it was
  *            being checked: retry
  * The registrations of a process are only read, never changed: the other
@@ -431,11 +445,14 @@ struct codectl_query_info {
 	__u64 coverage;
 	__u32 sframe_table;
 	__u32 charge;
+	__s32 maps_fd;
+	__u32 __reserved3;
 };
 
 #define CODECTL_QUERY_INFO_SIZE_VER0	112
 #define CODECTL_QUERY_INFO_SIZE_VER1	120	/* origin */
 #define CODECTL_QUERY_INFO_SIZE_VER2	152	/* pid, SFrame summary */
+#define CODECTL_QUERY_INFO_SIZE_VER3	160	/* maps_fd */
 
 /*
  * codectl_query_info.sframe_table: how the unwinder finds the rule at a pc.
@@ -725,7 +742,8 @@ struct codectl_trace_record {
  * @requests:	deferred requests accepted
  * @callbacks:	deferred callbacks run
  *
- * Also in debugfs, codectl/unwind.
+ * Also in debugfs, codectl/unwind.  Everyone's unwinds: the ioctl needs
+ * CAP_PERFMON or CAP_SYS_ADMIN (else EPERM), as CODECTL_IOC_HOOK_STATS.
  */
 struct codectl_unwind_stats {
 	__u64 unwinds;
@@ -823,6 +841,8 @@ struct codectl_selftest_args {
 
 /**
  * struct codectl_hook_stats - CODECTL_IOC_HOOK_STATS: one tracer hook
+ *	(needs CAP_PERFMON or CAP_SYS_ADMIN, else EPERM: it counts every
+ *	process's samples)
  * @index:	in: which hook, from 0; past the last one: ENOENT
  * @flags:	out: CODECTL_HOOK_* bits
  * @error:	out: the (negative) errno of the last attach that failed,
