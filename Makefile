@@ -25,6 +25,9 @@
 #                         complete stacks, bytes per sample, samples lost,
 #                         slowdown, the hook's time per sample (a benchmark,
 #                         in a guest; SERIES="6.12" by default)
+#   make bench-memory     bytes of SFrame (own or synthesised), of the flat
+#                         table the module builds, and of .eh_frame +
+#                         .eh_frame_hdr, for libc, python3.11, libstdc++
 #   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,
 #                         libstdc++, ld.so (SYNTH_OBJS=...): coverage, size,
 #                         time (codectl synth -n 9; a benchmark)
@@ -56,7 +59,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-synth \
+	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-memory bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -117,6 +120,9 @@ bench-unwind:
 
 bench-profile: lib
 	$(MAKE) -C tests/vm/unwind bench-profile SERIES="$(SERIES)"
+
+bench-memory: lib
+	$(MAKE) -C tests/sframe/bench memory
 
 SYNTH_OBJS ?= $(foreach l,libc.so.6 libstdc++.so.6 ld-linux-x86-64.so.2,\
 		$(realpath /lib/x86_64-linux-gnu/$(l)))

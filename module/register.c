@@ -307,10 +307,7 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 			goto out;
 		sframe_flat_index_build(flat, index, words, shift);
 	}
-	reg->sframe_mem = sizeof(*flat) +
-		(u64)n * (sizeof(*flat->offs) + sizeof(*flat->rule_of)) +
-		(u64)flat->nr_rules * sizeof(*rules) +
-		(u64)words * sizeof(*index);
+	reg->sframe_mem = sframe_flat_mem(flat, words);
 	ret = 0;
 out:
 	/* The scratch rules are freed below, not with the table. */

@@ -507,6 +507,26 @@ void sframe_flat_index_build(struct sframe_flat *flat, uint32_t *words,
 			     uint32_t nwords, uint8_t shift);
 
 /**
+ * sframe_flat_mem() - the bytes a built flat table holds
+ * @flat:	the table
+ * @index_words: words of its bucket index (0: none)
+ *
+ * The header, the offsets and rule numbers of its entries, its distinct
+ * rules and its index: what the module charges for it.
+ *
+ * Return: the size in bytes.
+ */
+static inline uint64_t sframe_flat_mem(const struct sframe_flat *flat,
+				       uint32_t index_words)
+{
+	return sizeof(*flat) +
+	       (uint64_t)flat->nr * (sizeof(*flat->offs) +
+				     sizeof(*flat->rule_of)) +
+	       (uint64_t)flat->nr_rules * sizeof(*flat->rules) +
+	       (uint64_t)index_words * sizeof(*flat->index);
+}
+
+/**
  * sframe_flat_find() - the rule at a pc, from a flat table
  * @flat:	the table
  * @pc:		run-time address

@@ -46,6 +46,12 @@ static uint64_t g64(const void *p)
 
 int elf_find_sframe(const char *path, struct elf_section *out)
 {
+	return elf_find_section(path, ".sframe", SHT_GNU_SFRAME, out);
+}
+
+int elf_find_section(const char *path, const char *wanted, uint32_t type,
+		     struct elf_section *out)
+{
 	const Elf64_Ehdr *eh;
 	const uint8_t *base;
 	uint64_t shoff, stroff, strsize;
@@ -94,9 +100,9 @@ int elf_find_sframe(const char *path, struct elf_section *out)
 		uint64_t off = g64(F(sh, sh_offset)), size = g64(F(sh, sh_size));
 		int named = name < strsize &&
 			    !strncmp((const char *)base + stroff + name,
-				     ".sframe", strsize - name);
+				     wanted, strsize - name);
 
-		if (!named && g32(F(sh, sh_type)) != SHT_GNU_SFRAME)
+		if (!named && (!type || g32(F(sh, sh_type)) != type))
 			continue;
 		if (g32(F(sh, sh_type)) == SHT_NOBITS ||
 		    off > (uint64_t)st.st_size ||

@@ -25,4 +25,11 @@ struct elf_section {
  */
 int elf_find_sframe(const char *path, struct elf_section *out);
 
+/*
+ * Map @path and find its section named @name, or of type @type (0: by
+ * name only).  Return: 0, or -1 (not ELF64, no such section, I/O error).
+ */
+int elf_find_section(const char *path, const char *name, uint32_t type,
+		     struct elf_section *out);
+
 #endif
