@@ -629,6 +629,19 @@ static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 }
 
 /*
+ * codectl_in_code(), asking discovery to examine a mapping at @addr when
+ * it is not (an executable mapping it has not seen yet: anonymous code,
+ * the vDSO, an object mapped since the sweep).  Lock-free.
+ */
+static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
+{
+	if (codectl_in_code(w, addr))
+		return true;
+	codectl_discover_request(addr);
+	return false;
+}
+
+/*
  * Is @ra a return address?  Its call's last byte must be code, and the
  * call right before it: e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or
  * 7 bytes in all.  (The bytes alone are not enough: stack data can look
@@ -640,7 +653,7 @@ static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
 	u8 b[8];
 	unsigned int len;
 
-	if (ra <= sizeof(b) || !codectl_in_code(w, ra - 1))
+	if (ra <= sizeof(b) || !codectl_code_or_ask(w, ra - 1))
 		return CODECTL_STOP_NOT_CODE;
 	if (codectl_copy(w, b, ra - 8, 8))
 		return CODECTL_STOP_FAULT;
@@ -655,16 +668,32 @@ static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
 	return CODECTL_STOP_NOT_CODE;
 }
 
+/* Is @ip the sa_restorer of one of the task's signal handlers? */
+static bool codectl_is_restorer(struct codectl_walk *w, u64 ip)
+{
+	int i;
+
+	if (w->nr_restorers < 0)
+		codectl_walk_restorers(w);
+	for (i = 0; i < w->nr_restorers; i++)
+		if (ip == w->restorers[i])
+			return true;
+	return false;
+}
+
 /*
  * May the walk give the frame it just found?  Its pc must be code: where a
- * signal interrupted it, or a return address after a call.  Lock-free and
- * without faults in the hooks' walks.
+ * signal interrupted it, a handler's sa_restorer (which no call precedes:
+ * the kernel put its address there as the handler's return address), or
+ * a return address after a call.  Lock-free and without faults in the
+ * hooks' walks.
  */
-static int codectl_check_caller(const struct codectl_walk *w)
+static int codectl_check_caller(struct codectl_walk *w)
 {
-	if (w->method == CODECTL_FRAME_SIGNAL)
-		return codectl_in_code(w, w->f.ip) ? STEP_OK :
-						     CODECTL_STOP_NOT_CODE;
+	if (w->method == CODECTL_FRAME_SIGNAL ||
+	    codectl_is_restorer(w, w->f.ip))
+		return codectl_code_or_ask(w, w->f.ip) ? STEP_OK :
+							 CODECTL_STOP_NOT_CODE;
 	return codectl_check_ra(w, w->f.ip);
 }
 
@@ -778,7 +807,8 @@ static __always_inline int codectl_step(struct codectl_walk *w)
  *
  * Lock-free and allocation-free in @nofault mode.  On return @w->f is
  * frame 0, or @w->stop says why there is none (CODECTL_STOP_NO_USER: a
- * kernel thread, an exiting task, no user registers).
+ * kernel thread, an exiting task, no user registers; NOT_CODE: the pc is
+ * not in code, as in an exec between the new mm and the new registers).
  */
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault)
@@ -822,6 +852,15 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 				u64_to_user_ptr(r->sp & ~7ULL), sizeof(top));
 	} else {
 		w->set = codectl_mm_snapshot(current->mm);
+	}
+	/*
+	 * Frame 0 too: during an exec, the registers are still the old
+	 * program's while the mm is the new one.
+	 */
+	if (READ_ONCE(codectl_check_callers) &&
+	    !codectl_code_or_ask(w, w->f.ip)) {
+		w->frames[CODECTL_FRAME_REGS] = 0;
+		w->stop = CODECTL_STOP_NOT_CODE;
 	}
 }
 
