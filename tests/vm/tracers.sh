@@ -56,7 +56,8 @@
 #     executable mapping; with check_callers=0 some are not (the test can
 #     fail); those walks end cut (no_rule and not_code), <= 5% complete;
 #     a thread's stack through libc's imported rules ends outermost
-#     (>= 95% of the walks), without the import <= 5%.
+#     (>= 95% of the walks), without the import <= 5%; the main thread's
+#     ends complete (end, at _start's cleared rbp), >= 95%.
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
@@ -321,7 +322,8 @@ fi
 # appears, so each of these tests can fail.  Stop reasons: the walks of
 # such samples are cut (no_rule, not_code), never "complete" (outermost,
 # end); a thread's stack through libc's imported rules ends outermost (at
-# clone3's CFI), and does not without them.
+# clone3's CFI), and does not without them; the main thread's ends "end"
+# (_start, which has no SFrame, clears rbp).
 ftr=$here/unwind/v3/frames-tracee
 
 # stops_of HOOK: the hook's stop counters, "REASON COUNT ..."
@@ -389,16 +391,17 @@ frames_bpf() {
 }
 
 # frames_ftrace NAME: trace-cmd userstacktrace on sched_switch, frames-tracee
-# lib (which sleeps in nc_spin); only the stacks of frames-tracee (trace-cmd's
-# child before its exec is trace-cmd)
+# lib (which sleeps in nc_spin); only the stacks after its exec (trace-cmd's
+# child is trace-cmd before, under the same pid and, in the report, name)
 frames_ftrace() {
-	trace-cmd record -q -e sched:sched_switch -O userstacktrace \
-		-o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
+	trace-cmd record -q -e sched:sched_switch -e sched:sched_process_exec \
+		-O userstacktrace -o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
 		>"$tmp/$1.out" 2>&1
 	trace-cmd report -i "$tmp/$1.dat" 2>/dev/null |
-	awk '/ user_stack: / { us = $1 ~ /^frames-tracee-/ }
+	awk '/ sched_process_exec: / { execd = 1 }
+	     / user_stack: / { us = execd }
 	     us && /=>/ { sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; next }
-	     { us = us && /=>/ }' |
+	     { us = 0 }' |
 		"$ftr" check "$tmp/$1.maps"
 }
 
@@ -539,6 +542,12 @@ if out=$(codectl import "$libc_so" 2>&1); then
 	echo "# $out"
 	libc_modes import "libc's rules imported, nothing registered"
 	frames_outer "perf -g: a thread through imported libc" ge 95
+	b=$(stops_of perf_callchain_user)
+	expect_code "perf -g: the main thread through imported libc: no frame that is not code" \
+		"$(frames_perf fr-main main)"
+	set -- $(stops_delta "$b" "$(stops_of perf_callchain_user)")
+	expect_share "perf -g: the main thread through imported libc: walks complete (end at _start)" \
+		"$1 $2" ge 95
 else
 	not_ok "codectl import $libc_so" "$out"
 fi

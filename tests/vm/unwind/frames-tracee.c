@@ -13,6 +13,9 @@
  *       a thread spinning in ft_leaf <- ft_thread <- libc's start_thread
  *       <- clone3, whose CFI marks the outermost frame: with libc's rules
  *       imported, a complete stack ends OUTERMOST
+ *   frames-tracee main SECONDS [MAPS]
+ *       the same spinning in ft_leaf <- main, in the main thread: its
+ *       stack goes through libc to _start, which has no SFrame (crt1.o)
  *   frames-tracee check MAPS
  *       reads addresses, one a line (hex, with or without 0x; 0 and
  *       other lines ignored; "code" for a frame known to be code, as
@@ -145,8 +148,9 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "check"))
 		return ft_check(argv[2]);
-	if (argc < 3 || (strcmp(argv[1], "lib") && strcmp(argv[1], "outer"))) {
-		fprintf(stderr, "usage: frames-tracee lib|outer SECONDS [MAPS] | check MAPS\n");
+	if (argc < 3 || (strcmp(argv[1], "lib") && strcmp(argv[1], "outer") &&
+			 strcmp(argv[1], "main"))) {
+		fprintf(stderr, "usage: frames-tracee lib|outer|main SECONDS [MAPS] | check MAPS\n");
 		return 2;
 	}
 	heap = malloc(64);
@@ -161,6 +165,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "lib")) {
 		while (!ft_done)
 			ft_work(heap);
+	} else if (!strcmp(argv[1], "main")) {
+		ft_thread(NULL);
 	} else {
 		if (pthread_create(&t, NULL, ft_thread, NULL))
 			return 1;
