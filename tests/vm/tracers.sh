@@ -57,7 +57,9 @@
 #     fail); those walks end cut (no_rule and not_code), <= 5% complete;
 #     a thread's stack through libc's imported rules ends outermost
 #     (>= 95% of the walks), without the import <= 5%; the main thread's
-#     ends complete (end, at _start's cleared rbp), >= 95%.
+#     ends complete (end, at _start's cleared rbp), >= 95%; libc-tracee
+#     through Debian's libc without its rules (a real program sampled in
+#     a library without rules): every frame in an object perf knows.
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
@@ -518,11 +520,24 @@ libc_run() {
 	libc_share "$tmp/$name.data" $pid
 }
 
+# unknown_frames DATA: "TOTAL NONCODE" over libc-tracee's user frames, a
+# frame being not code when perf knows no object for it (libc-tracee has
+# no anonymous code)
+unknown_frames() {
+	perf script -i "$1" --no-inline -F comm,tid,ip,sym,dso 2>/dev/null |
+	awk '/^[^ \t]/ { ours = $1 == "libc-tracee"; next }
+	     /^[ \t]+[0-9a-f]+ / && ours && !/\[kernel/ {
+		n++; if ($NF == "([unknown])") u++ }
+	     END { printf "%d %d\n", n, u }'
+}
+
 for mode in qsort memcpy read; do
 	r=$(libc_run "libc-$mode-synth" $mode -a)
 	expect_share "through libc ($mode): libc's rules synthesised" "$r" ge 99
 	r=$(libc_run "libc-$mode-nosynth" $mode -s)
 	expect_share "through libc ($mode): without libc's rules" "$r" le 20
+	expect_code "through libc ($mode) without its rules: no frame that is not code" \
+		"$(unknown_frames "$tmp/libc-$mode-nosynth.data")"
 done
 
 # libc_modes TAG LABEL: libc-tracee -n in each mode, >= 99% complete.
@@ -554,6 +569,8 @@ fi
 codectl import --clear
 r=$(libc_run "libc-qsort-noimport" qsort -n)
 expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
+expect_code "through libc (qsort), nothing imported: no frame that is not code" \
+	"$(unknown_frames "$tmp/libc-qsort-noimport.data")"
 frames_outer "perf -g: a thread through libc, nothing imported" le 5
 
 # --- through libc, per process: LD_AUDIT=libcodectl-audit.so -----------------
