@@ -577,9 +577,9 @@ struct codectl_sframe_check {
  *              SFrame v3 outermost FRE, a row with an undefined return
  *              address (the CFI of _start and clone, also in sections
  *              synthesised from .eh_frame), a JIT table's OUTERMOST entry
- *   END        a zero frame pointer past the innermost frame (the top of
- *              a thread built with frame pointers), or a zero return
- *              address
+ *   END        a zero frame pointer that a callee saved (the top of a
+ *              thread built with frame pointers: _start clears rbp), or
+ *              a zero return address
  *   DEPTH      the frame limit was reached
  *   FAULT      stack memory, or the code before a return address, could
  *              not be read (in the tracers' non-faulting walks: a page
