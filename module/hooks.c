@@ -16,15 +16,17 @@
  * codectl attaches a kprobe to each (on the function's ftrace site where
  * the kernel has KPROBES_ON_FTRACE, as on every Debian kernel; an int3
  * probe elsewhere).  Its pre-handler decides: a task whose address space
- * has codectl registrations gets the call redirected, by setting the
- * instruction pointer, to the module's function of the same signature,
- * which produces the same output with codectl's unwinder (signal frames,
- * SFrame, JIT tables, frame pointers as the fallback).  Every other call
- * (no registrations, a 32-bit or vm86 task, a KVM guest's sample, a
- * kernel thread) returns 0 and runs the kernel's code untouched.  This
- * is error injection's mechanism (kernel/fail_function.c), with its
- * dummy post-handler, which keeps the probe from being optimised into a
- * jump and, on the ftrace site, makes kprobes register with
+ * has codectl registrations, or will have them (discovery on), gets the
+ * call redirected, by setting the instruction pointer, to the module's
+ * function of the same signature, which produces the same output with
+ * codectl's unwinder (signal frames, SFrame, JIT tables, frame pointers
+ * as the fallback; no caller that is not code).  Every other call (no
+ * registrations with discovery off, a 32-bit or vm86 task, a KVM guest's
+ * sample, a kernel thread) returns 0 and runs the kernel's code
+ * untouched.  This is error injection's mechanism
+ * (kernel/fail_function.c), with its dummy post-handler, which keeps the
+ * probe from being optimised into a jump and, on the ftrace site, makes
+ * kprobes register with
  * FTRACE_OPS_FL_IPMODIFY, so that a livepatch or another redirection of
  * the same function is refused at attach time instead of losing to us.
  * kprobes rather than an ftrace_ops of our own: they find the function
@@ -257,9 +259,9 @@ unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 /*
  * Does codectl's unwinder take this call?  Lock-free (NMI): only a 64-bit
  * task with user registers, registrations (its own or discovered) in its
- * address space, outside a KVM guest.  PF_VCPU covers every moment perf can attribute a
- * sample to a guest (the kernel's function then stores nothing): decline
- * and let it decide.
+ * address space or discovery on, outside a KVM guest.  PF_VCPU covers
+ * every moment perf can attribute a sample to a guest (the kernel's
+ * function then stores nothing): decline and let it decide.
  */
 static bool codectl_hook_serves(struct pt_regs *uregs)
 {
@@ -278,12 +280,17 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 	serve = set && set->nr;
 	rcu_read_unlock();
 	/*
-	 * Nothing registered or discovered yet: the kernel's own walk this
-	 * time, and discovery (which then examines every executable file
-	 * mapping) before the task returns to user space.  Lock-free.
+	 * Nothing registered or discovered yet: discovery (which then
+	 * examines every executable file mapping) before the task returns to
+	 * user space, and meanwhile codectl's walk, which gives only callers
+	 * it finds in code (the executable's text until then), where the
+	 * kernel's would follow rbp anywhere.  With discovery off, the
+	 * kernel's own walk.  Lock-free.
 	 */
-	if (!serve)
+	if (!serve && READ_ONCE(codectl_discover)) {
 		codectl_discover_request(uregs->ip);
+		serve = true;
+	}
 	return serve;
 }
 

@@ -27,6 +27,8 @@
 	[CODECTL_STOP_TABLE] = "table",			\
 	[CODECTL_STOP_NO_USER] = "no_user",		\
 	[CODECTL_STOP_NOMEM] = "nomem",			\
+	[CODECTL_STOP_NOT_CODE] = "not_code",		\
+	[CODECTL_STOP_NO_RULE] = "no_rule",		\
 	[CODECTL_STOP_BUDGET] = "budget",		\
 }
 

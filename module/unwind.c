@@ -24,11 +24,15 @@
  *
  * Every step checks what it derives: the caller's stack pointer must lie
  * above the callee's (except across a signal frame, which may come from
- * another stack), addresses must be aligned and in user space, and the walk
- * ends at a table's outermost marker, a zero return address or frame
- * pointer, an unreadable address, or the frame limit.  The reason is
- * reported with the trace (CODECTL_STOP_*), and each frame says which
- * method found it (CODECTL_FRAME_*).
+ * another stack), addresses must be aligned and in user space, and every
+ * caller, whatever method found it, must lie in code, a return address
+ * right after a call instruction (codectl_check_caller(): without faults
+ * or locks in the hooks' walks).  A caller that fails is never given: the
+ * walk ends there.  It ends at a table's outermost marker, a zero return
+ * address or saved frame pointer, a caller not in code, a pc without a
+ * rule, an unreadable address, or the frame limit.  The reason is
+ * reported with the trace (CODECTL_STOP_*: complete or cut, and how), and
+ * each frame says which method found it (CODECTL_FRAME_*).
  *
  * Only x86-64 user space is unwound; the SFrame decoder itself knows the
  * other ABIs.
@@ -36,6 +40,7 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -51,6 +56,17 @@
 #include "walk.h"
 
 struct codectl_unwind_counters codectl_unwind_counters;
+
+/*
+ * Debugging only: with check_callers off, callers are given without
+ * checking that they are code (so that tests can show what the check
+ * removes).  Never turn it off in production: stacks then carry frames
+ * that are not code.
+ */
+static bool codectl_check_callers = true;
+module_param_named(check_callers, codectl_check_callers, bool, 0644);
+MODULE_PARM_DESC(check_callers,
+		 "Debugging: check that every caller a walk gives is code, a return address after a call (default Y; N gives non-code frames)");
 
 /* DWARF numbers of the x86-64 registers SFrame FLEX rules name. */
 #define DWARF_RBP	6
@@ -226,6 +242,7 @@ struct codectl_caller {
 	u64 cfa;
 	u64 ra;
 	u64 fp;
+	bool fp_saved;
 };
 
 static __always_inline int codectl_eval(const struct codectl_walk *w,
@@ -238,11 +255,14 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 	    rule->cfa.kind != SFRAME_LOC_MEM)
 		return CODECTL_STOP_TABLE;
 	c->fp = w->f.fp;
+	c->fp_saved = w->f.fp_saved;
 	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
 	if (!ret)
 		ret = codectl_loc_value(w, &rule->ra, c->cfa, &c->ra);
-	if (!ret && rule->fp.kind != SFRAME_LOC_SAME)
+	if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
 		ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
+		c->fp_saved = true;
+	}
 	return ret;
 }
 
@@ -256,6 +276,7 @@ static __always_inline int codectl_to_caller(struct codectl_walk *w,
 	w->f.ip = c->ra;
 	w->f.sp = c->cfa;
 	w->f.fp = c->fp;
+	w->f.fp_saved = c->fp_saved;
 	w->method = how;
 	return STEP_OK;
 }
@@ -382,6 +403,7 @@ static int codectl_step_signal(struct codectl_walk *w)
 	f->ip = ip;
 	f->sp = sp;
 	f->fp = fp;
+	f->fp_saved = false;
 	f->regs = NULL;
 	f->exact = true;
 	w->method = CODECTL_FRAME_SIGNAL;
@@ -602,7 +624,7 @@ static int codectl_jit_find(struct codectl_walk *w,
 		}
 		head = tab.next;
 	}
-	return head ? CODECTL_STOP_TABLE : STEP_NO_RULE;
+	return head ? CODECTL_STOP_BUDGET : STEP_NO_RULE;
 }
 
 static int codectl_step_jit(struct codectl_walk *w,
@@ -636,22 +658,33 @@ static int codectl_step_jit(struct codectl_walk *w,
 /* ---- frame pointers -------------------------------------------------- */
 
 /*
- * Is @addr in code: registered code, else an executable mapping?  Without
- * faults (NMI, IRQ) the mmap lock cannot be taken, so there only
- * registered code and the executable's text (which exec recorded in the
- * mm) count.
+ * Is @addr in code?  First what is known without locks (NMI): registered,
+ * discovered and imported ranges (the walk's snapshot), the executable's
+ * text (which exec recorded in the mm), and the executable mappings
+ * discovery examined in vain (its negative entries).  That covers every
+ * executable file mapping once discovery has swept the address space.
+ * Walks that may fault (task context) also look up the mapping, under the
+ * mmap lock; the others never take it.
  */
 static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
+	struct codectl_mm *cmm;
 	bool exec;
 
+	if (!codectl_user_addr(addr))
+		return false;
 	if (w->set && codectl_set_find(w->set, addr))
 		return true;
+	if (addr >= READ_ONCE(mm->start_code) &&
+	    addr < READ_ONCE(mm->end_code))
+		return true;
+	cmm = codectl_mm_find(mm);
+	if (cmm && codectl_mm_negative(cmm, addr))
+		return true;
 	if (w->nofault)
-		return addr >= READ_ONCE(mm->start_code) &&
-		       addr < READ_ONCE(mm->end_code);
+		return false;
 	if (mmap_read_lock_killable(mm))
 		return false;
 	vma = find_vma(mm, addr);
@@ -661,27 +694,72 @@ static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 }
 
 /*
- * Is this a return address?  It must point into code, after a call:
- * e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or 7 bytes in all.  (The
- * bytes alone are not enough: stack data can look like a call.)
+ * codectl_in_code(), asking discovery to examine a mapping at @addr when
+ * it is not (an executable mapping it has not seen yet: anonymous code,
+ * the vDSO, an object mapped since the sweep).  Lock-free.
  */
-static bool codectl_after_call(const struct codectl_walk *w, u64 ra)
+static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
+{
+	if (codectl_in_code(w, addr))
+		return true;
+	codectl_discover_request(addr);
+	return false;
+}
+
+/*
+ * Is @ra a return address?  Its call's last byte must be code, and the
+ * call right before it: e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or
+ * 7 bytes in all.  (The bytes alone are not enough: stack data can look
+ * like a call.)  Returns 0, CODECTL_STOP_NOT_CODE, or CODECTL_STOP_FAULT
+ * when the code cannot be read (not resident, in the hooks' walks).
+ */
+static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
 	unsigned int len;
 
-	if (ra < sizeof(b) || !codectl_in_code(w, ra) ||
-	    codectl_copy(w, b, ra - 8, 8))
-		return false;
+	if (ra <= sizeof(b) || !codectl_code_or_ask(w, ra - 1))
+		return CODECTL_STOP_NOT_CODE;
+	if (codectl_copy(w, b, ra - 8, 8))
+		return CODECTL_STOP_FAULT;
 	if (b[3] == 0xe8)
-		return true;
+		return STEP_OK;
 	for (len = 2; len <= 7; len++) {
 		u8 modrm = b[8 - len + 1];
 
 		if (b[8 - len] == 0xff && ((modrm >> 3) & 7) == 2)
-			return true;
+			return STEP_OK;
 	}
+	return CODECTL_STOP_NOT_CODE;
+}
+
+/* Is @ip the sa_restorer of one of the task's signal handlers? */
+static bool codectl_is_restorer(struct codectl_walk *w, u64 ip)
+{
+	int i;
+
+	if (w->nr_restorers < 0)
+		codectl_walk_restorers(w);
+	for (i = 0; i < w->nr_restorers; i++)
+		if (ip == w->restorers[i])
+			return true;
 	return false;
+}
+
+/*
+ * May the walk give the frame it just found?  Its pc must be code: where a
+ * signal interrupted it, a handler's sa_restorer (which no call precedes:
+ * the kernel put its address there as the handler's return address), or
+ * a return address after a call.  Lock-free and without faults in the
+ * hooks' walks.
+ */
+static int codectl_check_caller(struct codectl_walk *w)
+{
+	if (w->method == CODECTL_FRAME_SIGNAL ||
+	    codectl_is_restorer(w, w->f.ip))
+		return codectl_code_or_ask(w, w->f.ip) ? STEP_OK :
+							 CODECTL_STOP_NOT_CODE;
+	return codectl_check_ra(w, w->f.ip);
 }
 
 /*
@@ -717,22 +795,31 @@ static int codectl_step_entry(struct codectl_walk *w)
 		rule = &codectl_rule_entry;
 	else
 		return STEP_NO_RULE;
-	if (codectl_eval(w, rule, &c) || !codectl_after_call(w, c.ra))
+	if (codectl_eval(w, rule, &c) || codectl_check_ra(w, c.ra))
 		return STEP_NO_RULE;
 	return codectl_to_caller(w, &c, CODECTL_FRAME_FP_ENTRY);
 }
 
+/*
+ * No table covers the pc: follow the frame pointer.  Code built without
+ * frame pointers uses rbp for anything (a heap or stack address, a
+ * count), so a frame pointer that cannot be one ends the walk as a pc
+ * without a rule, and one that can is followed only to a caller that
+ * passes codectl_check_caller().  A zero frame pointer is the top of a
+ * thread only where a callee saved it (the innermost frame's rbp, or a
+ * signal-interrupted frame's, may be anything).
+ */
 static int codectl_step_fp(struct codectl_walk *w)
 {
 	const struct codectl_uframe *f = &w->f;
+	int ret;
 
 	if (!f->fp)
-		return CODECTL_STOP_END;
-	if (f->fp & 7)
-		return CODECTL_STOP_ALIGN;
-	if (f->fp < f->sp)
-		return CODECTL_STOP_SP;
-	return codectl_apply(w, &codectl_rule_fp, CODECTL_FRAME_FP);
+		return f->fp_saved ? CODECTL_STOP_END : CODECTL_STOP_NO_RULE;
+	if ((f->fp & 7) || f->fp < f->sp)
+		return CODECTL_STOP_NO_RULE;
+	ret = codectl_apply(w, &codectl_rule_fp, CODECTL_FRAME_FP);
+	return ret == CODECTL_STOP_SP ? CODECTL_STOP_NO_RULE : ret;
 }
 
 /* ---- the walk -------------------------------------------------------- */
@@ -767,7 +854,7 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	if (ret != STEP_NO_RULE)
 		return ret;
 	if (w->flags & CODECTL_UNWIND_NO_FP)
-		return CODECTL_STOP_TABLE;
+		return CODECTL_STOP_NO_RULE;
 	if (w->f.exact && codectl_step_entry(w) == STEP_OK)
 		return STEP_OK;
 	return codectl_step_fp(w);
@@ -804,7 +891,8 @@ static void codectl_walk_resched(struct codectl_walk *w)
  *
  * Lock-free and allocation-free in @nofault mode.  On return @w->f is
  * frame 0, or @w->stop says why there is none (CODECTL_STOP_NO_USER: a
- * kernel thread, an exiting task, no user registers).
+ * kernel thread, an exiting task, no user registers; NOT_CODE: the pc is
+ * not in code, as in an exec between the new mm and the new registers).
  */
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault)
@@ -833,6 +921,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	}
 	w->f = (struct codectl_uframe) {
 		.ip = r->ip, .sp = r->sp, .fp = r->bp, .regs = r, .exact = true,
+		.fp_saved = false,
 	};
 	w->method = CODECTL_FRAME_REGS;
 	w->frames[CODECTL_FRAME_REGS]++;
@@ -849,6 +938,15 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 				u64_to_user_ptr(r->sp & ~7ULL), sizeof(top));
 	} else {
 		w->set = codectl_mm_snapshot(current->mm);
+	}
+	/*
+	 * Frame 0 too: during an exec, the registers are still the old
+	 * program's while the mm is the new one.
+	 */
+	if (READ_ONCE(codectl_check_callers) &&
+	    !codectl_code_or_ask(w, w->f.ip)) {
+		w->frames[CODECTL_FRAME_REGS] = 0;
+		w->stop = CODECTL_STOP_NOT_CODE;
 	}
 }
 
@@ -871,7 +969,11 @@ void codectl_walk_next(struct codectl_walk *w)
 	if (!ret && !w->f.ip)
 		ret = CODECTL_STOP_END;
 	if (!ret && !codectl_user_addr(w->f.ip))
-		ret = CODECTL_STOP_SP;
+		ret = CODECTL_STOP_NOT_CODE;
+	/* The entry heuristic checked its return address already. */
+	if (!ret && w->method != CODECTL_FRAME_FP_ENTRY &&
+	    READ_ONCE(codectl_check_callers))
+		ret = codectl_check_caller(w);
 	if (ret) {
 		w->stop = ret;
 		return;

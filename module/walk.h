@@ -12,8 +12,9 @@
  *	}
  *	codectl_walk_end(&w, counters);
  *
- * Frame 0 is @regs' pc.  A consumer that has no room breaks out; end then
- * records CODECTL_STOP_DEPTH.
+ * Frame 0 is @regs' pc; every later frame passed the caller check (in
+ * code, a return address after a call).  A consumer that has no room
+ * breaks out; end then records CODECTL_STOP_DEPTH.
  */
 #ifndef CODECTL_WALK_H
 #define CODECTL_WALK_H
@@ -38,6 +39,9 @@ struct codectl_set;
  *		registers are there
  * @exact:	@ip is where the frame was interrupted or called the kernel,
  *		not a return address: look it up as it is, not @ip - 1
+ * @fp_saved:	@fp was read from where a callee saved it, not taken from
+ *		the registers of the innermost or a signal-interrupted frame
+ *		(which code without frame pointers uses for anything)
  */
 struct codectl_uframe {
 	u64 ip;
@@ -46,6 +50,7 @@ struct codectl_uframe {
 	const struct pt_regs *regs;
 	u64 sigctx;
 	bool exact;
+	bool fp_saved;
 };
 
 /**

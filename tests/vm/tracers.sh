@@ -54,7 +54,18 @@
 #   - switching the hooks off and on 20 times, then rmmod, while perf
 #     samples every CPU with callchains and a registered tracee runs: perf
 #     ends cleanly and (vm-run's verdict) the kernel log stays clean;
-#   - a process started before the module is loaded: discovered, >= 95%.
+#   - a process started before the module is loaded: discovered, >= 95%;
+#   - no frame that is not code: frames-tracee (a v3 program calling
+#     libnocode.so, no frame pointers, no SFrame, no CFI, its rbp a heap
+#     pointer, a stack pointer, 5) under perf -g, bpftrace ustack,
+#     trace-cmd userstacktrace (and perf 7.2 fp,defer): every frame in an
+#     executable mapping; with check_callers=0 some are not (the test can
+#     fail); those walks end cut (no_rule and not_code), <= 5% complete;
+#     a thread's stack through libc's imported rules ends outermost
+#     (>= 95% of the walks), without the import <= 5%; the main thread's
+#     ends complete (end, at _start's cleared rbp), >= 95%; libc-tracee
+#     through Debian's libc without its rules (a real program sampled in
+#     a library without rules): every frame in an object perf knows.
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
@@ -308,6 +319,164 @@ else
 	not_ok "bpftrace" "not in the guest"
 fi
 
+# --- no frame that is not code; stop reasons ---------------------------------
+# frames-tracee (unwind/frames-tracee.c) lib: a v3 program whose time goes
+# to libnocode.so's nc_spin (nocode.S: no frame pointers, no SFrame, no
+# CFI), whose rbp holds in turn a heap pointer, a pointer to a fake frame
+# record on its stack ({0, a heap address}) and 5.  Every address each
+# tracer gives must be in an executable mapping of the process
+# (frames-tracee check, against a copy of its maps); with the caller check
+# off (module parameter check_callers=0) the fake record's heap address
+# appears, so each of these tests can fail.  Stop reasons: the walks of
+# such samples are cut (no_rule, not_code), never "complete" (outermost,
+# end); a thread's stack through libc's imported rules ends outermost (at
+# clone3's CFI), and does not without them; the main thread's ends "end"
+# (_start, which has no SFrame, clears rbp).
+ftr=$here/unwind/v3/frames-tracee
+
+# stops_of HOOK: the hook's stop counters, "REASON COUNT ..."
+stops_of() {
+	awk -v f="$1" '$1 == f && $2 == "stops" { $1 = $2 = ""; print }' "$hooks"
+}
+
+# stops_delta "BEFORE" "AFTER": "WALKS COMPLETE CUT NOT_CODE NO_RULE"
+stops_delta() {
+	echo "$1|$2" | awk -F'|' '{
+		n = split($1, a, " "); split($2, b, " ")
+		for (i = 1; i < n; i += 2) d[a[i]] = b[i + 1] - a[i + 1]
+		for (k in d) w += d[k]
+		c = d["outermost"] + d["end"]
+		printf "%d %d %d %d %d\n", w, c, w - c, d["not_code"], d["no_rule"]
+	}'
+}
+
+# expect_code LABEL "TOTAL NONCODE" [MIN]: MIN (20) frames or more, none
+# that is not code
+expect_code() {
+	set -- "$1" $2 "${3:-20}"
+	echo "# $1: $3 of $2 frames not code"
+	if [ "$2" -lt "$4" ]; then
+		not_ok "$1" "only $2 frames (want >= $4)"
+	else
+		check "$1" "$3 of $2 frames are not code" [ "$3" -eq 0 ]
+	fi
+}
+
+# expect_noncode LABEL "TOTAL NONCODE": some frames that are not code
+expect_noncode() {
+	set -- "$1" $2
+	echo "# $1: $3 of $2 frames not code"
+	check "$1" "$3 of $2 frames are not code, want > 0" [ "$3" -gt 0 ]
+}
+
+# frames_perf NAME MODE: perf -g on frames-tracee MODE for 3 s; prints
+# "TOTAL NONCODE" over every frame of every sample ($perf, $callgraph as
+# for perf_run).  perf prints the address of a frame in an object it
+# knows (an executable mapping) relative to the object: such frames are
+# code, the others (absolute) are looked up in the maps.
+frames_perf() {
+	${perf:-perf} record -q -e cpu-clock:u -F 499 \
+		--call-graph "${callgraph:-fp}" -o "$tmp/$1.data" -- \
+		"$ftr" "$2" 3 "$tmp/$1.maps" 2>"$tmp/$1.err" >/dev/null
+	${perf:-perf} script -i "$tmp/$1.data" -F ip,dso 2>/dev/null |
+	awk '/^[ \t]+[0-9a-f]+ / { print ($NF == "([unknown])" ? $1 : "code") }' |
+		"$ftr" check "$tmp/$1.maps"
+}
+
+# frames_bpf NAME: bpftrace ustack (perf mode: absolute addresses) on
+# frames-tracee lib, each stack's frames counted as often as the stack was
+# seen; only once it is frames-tracee (bpftrace's child before its exec
+# is bpftrace)
+frames_bpf() {
+	timeout 120 bpftrace -q -c "$ftr lib 4 $tmp/$1.maps" \
+		-e 'profile:hz:99 /pid == cpid && comm == "frames-tracee"/ {
+			@[ustack(perf)] = count(); }' \
+		>"$tmp/$1.out" 2>"$tmp/$1.err"
+	awk '/^@\[/ { n = 0; next }
+	     /^\]: / { for (i = 1; i <= n; i++) for (j = 0; j < $2; j++) print f[i]; next }
+	     /^[ \t]+[0-9a-fA-Fx]+/ { f[++n] = $1 }' "$tmp/$1.out" |
+		"$ftr" check "$tmp/$1.maps"
+}
+
+# frames_ftrace NAME: trace-cmd userstacktrace on sched_switch, frames-tracee
+# lib (which sleeps in nc_spin); only the stacks after its exec (trace-cmd's
+# child is trace-cmd before, under the same pid and, in the report, name)
+frames_ftrace() {
+	trace-cmd record -q -e sched:sched_switch -e sched:sched_process_exec \
+		-O userstacktrace -o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
+		>"$tmp/$1.out" 2>&1
+	trace-cmd report -i "$tmp/$1.dat" 2>/dev/null |
+	awk '/ sched_process_exec: / { execd = 1 }
+	     / user_stack: / { us = execd }
+	     us && /=>/ { sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; next }
+	     { us = 0 }' |
+		"$ftr" check "$tmp/$1.maps"
+}
+
+# frames_stops LABEL HOOK "BEFORE": the walks since BEFORE were cut, not
+# complete, with both cut reasons nc_spin's registers give
+frames_stops() {
+	set -- "$1" "$2" $(stops_delta "$3" "$(stops_of "$2")")
+	echo "# $1: $3 walks, $4 complete, $5 cut ($6 not_code, $7 no_rule)"
+	check "$1: cut at the library, never complete" \
+		"$3 walks: $4 complete, $6 not_code, $7 no_rule" \
+		[ "$3" -ge 20 -a $(($4 * 100)) -le $((5 * $3)) -a "$6" -gt 0 -a "$7" -gt 0 ]
+}
+
+b=$(stops_of perf_callchain_user)
+expect_code "perf -g: no frame that is not code" "$(frames_perf fr-perf lib)"
+frames_stops "perf -g: stop reasons" perf_callchain_user "$b"
+if command -v bpftrace >/dev/null; then
+	expect_code "bpftrace ustack: no frame that is not code" \
+		"$(frames_bpf fr-bpf)" 5
+fi
+if command -v trace-cmd >/dev/null; then
+	b=$(stops_of arch_stack_walk_user)
+	expect_code "trace-cmd userstacktrace: no frame that is not code" \
+		"$(frames_ftrace fr-ft)"
+	frames_stops "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b"
+fi
+if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then
+	perf=sid_perf callgraph=fp,defer
+	expect_code "perf 7.2 fp,defer: no frame that is not code" \
+		"$(frames_perf fr-defer lib)"
+	perf= callgraph=
+fi
+echo 0 >$params/check_callers
+b=$(stops_of perf_callchain_user)
+expect_noncode "perf -g, check_callers=0: frames that are not code" \
+	"$(frames_perf fr-perf-nocheck lib)"
+echo "# perf -g, check_callers=0: walks complete cut not_code no_rule:" \
+	"$(stops_delta "$b" "$(stops_of perf_callchain_user)")"
+if command -v bpftrace >/dev/null; then
+	expect_noncode "bpftrace ustack, check_callers=0: frames that are not code" \
+		"$(frames_bpf fr-bpf-nocheck)"
+fi
+if command -v trace-cmd >/dev/null; then
+	expect_noncode "trace-cmd userstacktrace, check_callers=0: frames that are not code" \
+		"$(frames_ftrace fr-ft-nocheck)"
+fi
+echo 1 >$params/check_callers
+
+# stop_count HOOK REASON: the hook's walks that ended for REASON
+stop_count() {
+	awk -v f="$1" -v k="$2" '$1 == f && $2 == "stops" {
+		for (i = 3; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' "$hooks"
+}
+
+# frames_outer LABEL OP PCT: frames-tracee outer (a thread in ft_leaf)
+# under perf -g: no frame that is not code, and OP (ge, le) PCT% of the
+# walks end outermost
+frames_outer() {
+	b=$(stops_of perf_callchain_user)
+	o=$(stop_count perf_callchain_user outermost)
+	expect_code "$1: no frame that is not code" "$(frames_perf "fr-outer-$2" outer)"
+	set -- "$1" "$2" "$3" $(stops_delta "$b" "$(stops_of perf_callchain_user)")
+	echo "# $1: $4 walks, $5 complete, $6 cut ($7 not_code, $8 no_rule)"
+	expect_share "$1: walks ending outermost" \
+		"$4 $(($(stop_count perf_callchain_user outermost) - o))" "$2" "$3"
+}
+
 # --- through libc: rules synthesised from .eh_frame ---------------------------
 # libc-tracee's hot paths run inside Debian's libc (no SFrame, no frame
 # pointers).  perf script with the dso, the main thread's samples: a
@@ -358,11 +527,24 @@ libc_run() {
 	libc_share "$tmp/$name.data" $pid
 }
 
+# unknown_frames DATA: "TOTAL NONCODE" over libc-tracee's user frames, a
+# frame being not code when perf knows no object for it (libc-tracee has
+# no anonymous code)
+unknown_frames() {
+	perf script -i "$1" --no-inline -F comm,tid,ip,sym,dso 2>/dev/null |
+	awk '/^[^ \t]/ { ours = $1 == "libc-tracee"; next }
+	     /^[ \t]+[0-9a-f]+ / && ours && !/\[kernel/ {
+		n++; if ($NF == "([unknown])") u++ }
+	     END { printf "%d %d\n", n, u }'
+}
+
 for mode in qsort memcpy read; do
 	r=$(libc_run "libc-$mode-synth" $mode -a)
 	expect_share "through libc ($mode): libc's rules synthesised" "$r" ge 99
 	r=$(libc_run "libc-$mode-nosynth" $mode -s)
 	expect_share "through libc ($mode): without libc's rules" "$r" le 20
+	expect_code "through libc ($mode) without its rules: no frame that is not code" \
+		"$(unknown_frames "$tmp/libc-$mode-nosynth.data")"
 done
 
 # libc_modes TAG LABEL: libc-tracee -n in each mode, >= 99% complete.
@@ -381,12 +563,22 @@ if out=$(codectl import "$libc_so" 2>&1); then
 	ok "codectl import $libc_so"
 	echo "# $out"
 	libc_modes import "libc's rules imported, nothing registered"
+	frames_outer "perf -g: a thread through imported libc" ge 95
+	b=$(stops_of perf_callchain_user)
+	expect_code "perf -g: the main thread through imported libc: no frame that is not code" \
+		"$(frames_perf fr-main main)"
+	set -- $(stops_delta "$b" "$(stops_of perf_callchain_user)")
+	expect_share "perf -g: the main thread through imported libc: walks complete (end at _start)" \
+		"$1 $2" ge 95
 else
 	not_ok "codectl import $libc_so" "$out"
 fi
 codectl import --clear
 r=$(libc_run "libc-qsort-noimport" qsort -n)
 expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
+expect_code "through libc (qsort), nothing imported: no frame that is not code" \
+	"$(unknown_frames "$tmp/libc-qsort-noimport.data")"
+frames_outer "perf -g: a thread through libc, nothing imported" le 5
 
 # --- imports keyed on the content: perf's build-id cache, ln, chmod ------------
 # perf record adds every object it sampled to its build-id cache

@@ -600,22 +600,41 @@ struct codectl_sframe_check {
 #define CODECTL_FRAME_SIGNAL	6
 
 /*
- * Why an unwind stopped (CODECTL_STOP_*).
- *   OUTERMOST  an unwind table said there is no caller
- *   END        return address or frame pointer 0: the usual end
+ * Why an unwind stopped (CODECTL_STOP_*).  OUTERMOST and END say the stack
+ * is complete; every other reason says how it was cut short.  A frame the
+ * walk cannot vouch for is never given: it ends the walk instead.
+ *   OUTERMOST  the program's own unwind information marks the end: an
+ *              SFrame v3 outermost FRE, a row with an undefined return
+ *              address (the CFI of _start and clone, also in sections
+ *              synthesised from .eh_frame), a JIT table's OUTERMOST entry
+ *   END        a zero frame pointer that a callee saved (the top of a
+ *              thread built with frame pointers: _start clears rbp), or
+ *              a zero return address
  *   DEPTH      the frame limit was reached
- *   FAULT      stack memory could not be read
- *   SP         implausible caller frame: its stack pointer not above the
- *              callee's (loop, garbage), or its pc not a user address
- *   ALIGN      misaligned stack or frame pointer
- *   TABLE      the SFrame section or JIT table was invalid at this pc,
- *              or frame pointers were excluded and no table covered it,
- *              or the task runs 32-bit code (only its pc is given)
+ *   FAULT      stack memory, or the code before a return address, could
+ *              not be read (in the tracers' non-faulting walks: a page
+ *              that is not resident)
+ *   SP         rule rejected: the caller's stack pointer a table's rule
+ *              gives is not above the callee's (loop, garbage)
+ *   ALIGN      rule rejected: a table's rule reads a misaligned address
+ *   TABLE      rule rejected: the SFrame section or JIT table is invalid
+ *              at this pc, or the task runs 32-bit code (only its pc is
+ *              given)
  *   NO_USER    no user context: kernel thread, exiting task, no mm
  *   NOMEM      no memory for the trace buffer
+ *   NOT_CODE   the caller found is not in code (no registered, discovered
+ *              or imported range, not the executable's text, not an
+ *              executable mapping discovery knows), or a return address
+ *              that does not follow a call instruction
+ *   NO_RULE    no table covers the pc and frame pointers give no frame:
+ *              the frame pointer is misaligned, below the stack pointer,
+ *              zero in the innermost frame (code without frame pointers
+ *              uses rbp for anything), or frame pointers were left out
+ *              (CODECTL_UNWIND_NO_FP)
  *   BUDGET     the walk did as much work in unwind tables in user memory
  *              as one walk may (codectl(4), BOUNDS): a table built to be
- *              slow, or changed since it was registered
+ *              slow, or changed since it was registered; or a lookup gave
+ *              up at its bound of work
  */
 #define CODECTL_STOP_OUTERMOST	1
 #define CODECTL_STOP_END	2
@@ -626,8 +645,10 @@ struct codectl_sframe_check {
 #define CODECTL_STOP_TABLE	7
 #define CODECTL_STOP_NO_USER	8
 #define CODECTL_STOP_NOMEM	9
-#define CODECTL_STOP_BUDGET	10
-#define CODECTL_STOP_NR		11	/* not a reason */
+#define CODECTL_STOP_NOT_CODE	10
+#define CODECTL_STOP_NO_RULE	11
+#define CODECTL_STOP_BUDGET	12
+#define CODECTL_STOP_NR		13	/* not a reason */
 
 /*
  * codectl_trace_record.flags (and the deferred API's trace flags).

@@ -302,6 +302,8 @@ static int normal_stop(uint32_t stop)
 	case CODECTL_STOP_SP:
 	case CODECTL_STOP_ALIGN:
 	case CODECTL_STOP_TABLE:
+	case CODECTL_STOP_NOT_CODE:
+	case CODECTL_STOP_NO_RULE:
 		return 1;
 	}
 	return 0;
@@ -1376,7 +1378,7 @@ NOIPA int t_jit_edges(void)
 	/*
 	 * 5. Region A's chain looping onto itself, its second table empty:
 	 * jit_a's call site is in no table, and the lookup gives up after a
-	 * bounded number of tables with CODECTL_STOP_TABLE.
+	 * bounded number of tables with CODECTL_STOP_BUDGET.
 	 */
 	*jit_entry(j.b1, 2) = *jit_entry(j.b1, 0);
 	*jit_entry(j.b1, 0) = e0;
@@ -1386,7 +1388,7 @@ NOIPA int t_jit_edges(void)
 	KEEP(r);
 	EXPECT(g_t.rc == 0 && g_t.a.nr >= 2 && g_t.a.nr <= MAXF &&
 	       g_ips[g_t.a.nr - 1] == (uintptr_t)j.a + JIT_A_RET &&
-	       g_t.a.stop == CODECTL_STOP_TABLE,
+	       g_t.a.stop == CODECTL_STOP_BUDGET,
 	       "a looping chain: rc %ld, %u frames, the last %#llx (jit_a's call %p), stop %u",
 	       g_t.rc, g_t.a.nr,
 	       g_t.a.nr ? (unsigned long long)g_ips[g_t.a.nr - 1] : 0ULL,

@@ -130,7 +130,8 @@ const char *uw_stop_name(unsigned int s)
 		[CODECTL_STOP_DEPTH] = "DEPTH", [CODECTL_STOP_FAULT] = "FAULT",
 		[CODECTL_STOP_SP] = "SP", [CODECTL_STOP_ALIGN] = "ALIGN",
 		[CODECTL_STOP_TABLE] = "TABLE", [CODECTL_STOP_NO_USER] = "NO_USER",
-		[CODECTL_STOP_NOMEM] = "NOMEM", [CODECTL_STOP_BUDGET] = "BUDGET",
+		[CODECTL_STOP_NOMEM] = "NOMEM", [CODECTL_STOP_NOT_CODE] = "NOT_CODE",
+		[CODECTL_STOP_NO_RULE] = "NO_RULE", [CODECTL_STOP_BUDGET] = "BUDGET",
 	};
 
 	return s < sizeof(names) / sizeof(names[0]) && names[s] ? names[s] : "?";
