@@ -323,6 +323,21 @@ static uint8_t *code_create(size_t len)
 }
 
 /*
+ * A call (e8 rel32) ending at @ra in @code's @len bytes: the made-up
+ * return addresses must follow a call, or the walk stops there
+ * (CODECTL_STOP_NOT_CODE) before it reaches the bounds.  Return: 0, -1.
+ */
+static int code_call_before(uint8_t *code, size_t len, uint64_t ra)
+{
+	static const uint8_t call[] = { 0xe8, 0x00, 0x00, 0x00, 0x00 };
+
+	if (mprotect(code, len, PROT_READ | PROT_WRITE))
+		return -1;
+	memcpy((void *)(uintptr_t)(ra - sizeof(call)), call, sizeof(call));
+	return mprotect(code, len, PROT_READ | PROT_EXEC);
+}
+
+/*
  * UNWIND from @code's trampoline on the stack at @sp, with @flags, up to
  * TRIES times until one takes less than UNWIND_MS; the best wall-clock
  * time in *@us, the last answer in *@a.
@@ -502,6 +517,8 @@ TEST(bounds_sframe_walk)
 	sp = fake_stack(stack, stack_len, 8 * (4097 - TRAMP_PC),
 			(uintptr_t)code + HOT_PC, DEEP);
 	REQUIRE(sp, "stack too small");
+	REQUIRE(!code_call_before(code, 2 * HOT_SIZE,
+				  (uintptr_t)code + HOT_PC), "mprotect: %m");
 	for (pass = 0; pass < 2; pass++) {
 		unsigned int flags = pass ? CODECTL_UNWIND_NOFAULT : 0;
 
@@ -611,6 +628,7 @@ TEST(bounds_jit_chain)
 	/* Frame 0 at TRAMP_PC: entry 0 of table 0, CFA = SP + 16. */
 	sp = fake_stack(stack, stack_len, 16, last_pc, DEEP);
 	REQUIRE(sp, "stack too small");
+	REQUIRE(!code_call_before(code, code_len, last_pc), "mprotect: %m");
 	for (pass = 0; pass < 2; pass++) {
 		unsigned int flags = pass ? CODECTL_UNWIND_NOFAULT : 0;
 
