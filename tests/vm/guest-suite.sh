@@ -749,7 +749,7 @@ echo "# time: unwind storms done after $(($(now) - t_start)) s"
 if [ -x "$abi_test" ] && loaded; then
 	before=$(problems | wc -l)
 	rm -f "$tmp/dhammer.out"
-	"$abi_test" --deferred-hammer 60 >"$tmp/dhammer.out" 2>&1 &
+	"$abi_test" --deferred-hammer 600 >"$tmp/dhammer.out" 2>&1 &
 	hammer=$!
 	if wait_for "$tmp/dhammer.out" '^# hammering'; then
 		echo "# $(grep '^# hammering' "$tmp/dhammer.out")"
