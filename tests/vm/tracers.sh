@@ -369,7 +369,8 @@ expect_noncode() {
 	check "$1" "$3 of $2 frames are not code, want > 0" [ "$3" -gt 0 ]
 }
 
-# frames_perf NAME MODE: perf -g on frames-tracee MODE for 3 s; prints
+# frames_perf NAME MODE: perf -g on frames-tracee MODE for 3 s (or
+# $frames_secs); prints
 # "TOTAL NONCODE" over every frame of every sample ($perf, $callgraph as
 # for perf_run).  perf prints the address of a frame in an object it
 # knows (an executable mapping) relative to the object: such frames are
@@ -377,7 +378,8 @@ expect_noncode() {
 frames_perf() {
 	${perf:-perf} record -q -e cpu-clock:u -F 499 \
 		--call-graph "${callgraph:-fp}" -o "$tmp/$1.data" -- \
-		"$ftr" "$2" 3 "$tmp/$1.maps" 2>"$tmp/$1.err" >/dev/null
+		"$ftr" "$2" "${frames_secs:-3}" "$tmp/$1.maps" 2>"$tmp/$1.err" \
+		>/dev/null
 	${perf:-perf} script -i "$tmp/$1.data" -F ip,dso 2>/dev/null |
 	awk '/^[ \t]+[0-9a-f]+ / { print ($NF == "([unknown])" ? $1 : "code") }' |
 		"$ftr" check "$tmp/$1.maps"
@@ -437,10 +439,12 @@ if command -v trace-cmd >/dev/null; then
 	frames_stops "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b"
 fi
 if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then
-	perf=sid_perf callgraph=fp,defer
+	# Few deferred callchains come back from a task spinning in user
+	# code (5 to 27 frames in 3 s seen): 8 s, and at least 5 frames.
+	perf=sid_perf callgraph=fp,defer frames_secs=8
 	expect_code "perf 7.2 fp,defer: no frame that is not code" \
-		"$(frames_perf fr-defer lib)"
-	perf= callgraph=
+		"$(frames_perf fr-defer lib)" 5
+	perf= callgraph= frames_secs=
 fi
 echo 0 >$params/check_callers
 b=$(stops_of perf_callchain_user)
