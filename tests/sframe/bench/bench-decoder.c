@@ -28,6 +28,7 @@
 
 #include "bench.h"
 #include "elfsec.h"
+#include "flat-build.h"
 #include "sframe.h"
 
 static double now(void)
@@ -81,49 +82,6 @@ static size_t pass_flat(const struct sframe_flat *flat, const uint64_t *pcs,
 	return found;
 }
 
-/* The module's flat table of @sec, with its bucket index; exits on error. */
-static void flat_of(const struct sframe_sec *sec, struct sframe_flat *flat)
-{
-	uint32_t n, bits = 1, *hash, words;
-	uint8_t shift = 0;
-	int err;
-
-	err = sframe_flat_count(sec, &n);
-	if (err) {
-		fprintf(stderr, "bench-decoder: flat table: %s\n",
-			sframe_strerror(err));
-		exit(2);
-	}
-	while ((1U << bits) <= n)
-		bits++;
-	memset(flat, 0, sizeof(*flat));
-	flat->offs = calloc(n, sizeof(*flat->offs));
-	flat->rule_of = calloc(n, sizeof(*flat->rule_of));
-	flat->rules = calloc(n, sizeof(*flat->rules));
-	hash = calloc(1U << bits, sizeof(*hash));
-	if (!flat->offs || !flat->rule_of || !flat->rules || !hash) {
-		perror("bench-decoder");
-		exit(2);
-	}
-	err = sframe_flat_build(sec, flat, n, n, hash, bits);
-	free(hash);
-	if (err) {
-		fprintf(stderr, "bench-decoder: flat table: %s\n",
-			sframe_strerror(err));
-		exit(2);
-	}
-	words = sframe_flat_index_words(flat, &shift);
-	if (words) {
-		uint32_t *index = calloc(words, sizeof(*index));
-
-		if (!index) {
-			perror("bench-decoder");
-			exit(2);
-		}
-		sframe_flat_index_build(flat, index, words, shift);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 2.0, t_ours = 0, t_lib = 0;
@@ -134,6 +92,8 @@ int main(int argc, char **argv)
 	uint64_t rounds_flat = 0;
 	int64_t sum_ours = 0, sum_lib = 0, sum_plain = 0, sum_flat = 0;
 	struct sframe_flat flat;
+	uint32_t flat_words;
+	int err;
 	uint32_t idx_words, *idx;
 	struct elf_section es;
 	struct sframe_sec sec, plain;
@@ -186,7 +146,12 @@ int main(int argc, char **argv)
 	}
 	printf("FDE index: %u words (%zu bytes), %u bytes of text per bucket\n",
 	       idx_words, idx_words * sizeof(*idx), 1u << shift);
-	flat_of(&sec, &flat);
+	err = flat_build(&sec, &flat, &flat_words);
+	if (err) {
+		fprintf(stderr, "bench-decoder: flat table: %s\n",
+			sframe_strerror(err));
+		return 2;
+	}
 	printf("flat table: %u entries, %u rules, %u buckets\n", flat.nr,
 	       flat.nr_rules, flat.index_nb);
 

@@ -21,44 +21,25 @@
 #include <codectl.h>
 
 #include "elfsec.h"
+#include "flat-build.h"
 #include "sframe.h"
 
 /* The flat table of the section at @data, as the module builds it. */
 static int flat_mem(const void *data, uint64_t addr, uint64_t size,
 		    uint64_t *mem)
 {
-	uint32_t n, bits = 1, *hash, *index, words;
-	struct sframe_flat flat = { 0 };
+	struct sframe_flat flat;
 	struct sframe_sec sec;
-	uint8_t shift = 0;
+	uint32_t words;
 	int err;
 
 	err = sframe_init(&sec, addr, size, data, NULL, NULL);
-	if (!err)
-		err = sframe_flat_count(&sec, &n);
 	if (err)
 		return err;
-	while ((1U << bits) <= n)
-		bits++;
-	flat.offs = calloc(n, sizeof(*flat.offs));
-	flat.rule_of = calloc(n, sizeof(*flat.rule_of));
-	flat.rules = calloc(n, sizeof(*flat.rules));
-	hash = calloc(1U << bits, sizeof(*hash));
-	if (!flat.offs || !flat.rule_of || !flat.rules || !hash)
-		return SFRAME_E_READ;
-	err = sframe_flat_build(&sec, &flat, n, n, hash, bits);
-	if (!err) {
-		words = sframe_flat_index_words(&flat, &shift);
-		index = calloc(words ? words : 1, sizeof(*index));
-		if (words)
-			sframe_flat_index_build(&flat, index, words, shift);
+	err = flat_build(&sec, &flat, &words);
+	if (!err)
 		*mem = sframe_flat_mem(&flat, words);
-		free(index);
-	}
-	free(flat.offs);
-	free(flat.rule_of);
-	free(flat.rules);
-	free(hash);
+	flat_free(&flat);
 	return err;
 }
 
