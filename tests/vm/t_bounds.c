@@ -19,6 +19,14 @@
  *	64 registers; 1000 frames in its last table's code: the unwind ends
  *	within 50 ms (CODECTL_STOP_BUDGET).  A header not 8-byte aligned, or
  *	reserving more than 1 GiB, is EINVAL.
+ *  bounds_jit_torn  while another thread flips a table's used_len between
+ *	2 entries and all 64 with store-release, 2 s of walks through it all
+ *	give the answer of the still table: the kernel reads used_len in one
+ *	8-byte load.  A byte-wise mix of the two values (0x630 or 0) is not
+ *	valid, and a walk that read it stopped early (CODECTL_STOP_TABLE or
+ *	no rule).  Only CPUs with FSRM copy 40 bytes from user memory with
+ *	"rep movsb", which may tear; QEMU's TCG has no FSRM, so under it the
+ *	old bulk copy (8-byte moves) passes too: this guards real machines.
  *
  * The stacks are made up: a few instructions in the registered code
  * switch to a fake stack of return addresses and make the UNWIND ioctl
@@ -26,6 +34,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,6 +658,125 @@ out:
 		munmap(code, code_len);
 	if (tabs)
 		munmap(tabs, tabs_len);
+	if (stack)
+		munmap(stack, stack_len);
+	return T_PASS;
+}
+
+/* ---- a JIT table's used_len, published while walks read it ------------ */
+
+#define TORN_MS		2000
+#define TORN_FEW	48	/* 2 entries: 0x030 */
+
+struct flipper {
+	__u64 *used;
+	uint64_t all;		/* 64 entries: 0x600 */
+	int cpu;
+	volatile int stop;
+	unsigned long flips;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+
+	pin(f->cpu);
+	while (!f->stop) {
+		__atomic_store_n(f->used, TORN_FEW, __ATOMIC_RELEASE);
+		__atomic_store_n(f->used, f->all, __ATOMIC_RELEASE);
+		f->flips++;
+	}
+	return NULL;
+}
+
+static long walk_jit(uint8_t *code, void *sp, struct codectl_unwind_args *a,
+		     uint64_t *ips, uint8_t *methods)
+{
+	memset(a, 0, sizeof(*a));
+	a->ips = (uintptr_t)ips;
+	a->methods = (uintptr_t)methods;
+	a->max_frames = DEEP + 8;
+	return ((tramp_fn)(uintptr_t)code)(g_fd, CODECTL_IOC_UNWIND, a, sp);
+}
+
+TEST(bounds_jit_torn)
+{
+	size_t code_len = JIT_ENTRIES * 16, stack_len = 64 << 10;
+	uint8_t *code = NULL, *tabs = NULL, *stack = NULL, methods[DEEP + 8];
+	static uint64_t ips[DEEP + 8];
+	struct codectl_jit_unwind_table *t0;
+	struct codectl_unwind_args a, still;
+	struct flipper f = { .cpu = 1 };
+	struct codectl_jit_info ji;
+	unsigned long walks = 0, odd = 0;
+	uint64_t *sp, ra, t0_ns;
+	pthread_t th;
+	long rc;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("one CPU: no other thread can store while a walk reads");
+	code = code_create(code_len);
+	tabs = map_rw(JIT_TSZ);
+	stack = map_rw(stack_len);
+	REQUIRE(code && tabs && stack, "mmap");
+	jit_chain(tabs, 1);
+	t0 = (void *)tabs;
+	memset(&ji, 0, sizeof(ji));
+	ji.text_start = (uintptr_t)code;
+	ji.text_end = (uintptr_t)code + code_len;
+	ji.unwind_head = (uintptr_t)tabs;
+	REQUIRE_RC(cc_register_jit(g_fd, &ji), 0, "REGISTER_JIT");
+
+	/* Frame 0 at TRAMP_PC (entry 0), DEEP frames in entry 1. */
+	ra = (uintptr_t)code + 16 + 8;
+	sp = fake_stack(stack, stack_len, 16, ra, DEEP);
+	REQUIRE(sp, "stack too small");
+	REQUIRE(!code_call_before(code, code_len, ra), "mprotect: %m");
+	pin(0);
+	rc = walk_jit(code, sp, &still, ips, methods);
+	printf("# the still table: %s, %u frames, stop %u\n", ename((int)rc),
+	       still.nr, still.stop);
+	REQUIRE(!rc && still.nr > DEEP / 2 && methods[1] == CODECTL_FRAME_JIT,
+		"the still table's walk: %s, %u frames", ename((int)rc),
+		still.nr);
+
+	f.used = &t0->used_len;
+	f.all = t0->reserved_len;
+	REQUIRE(!pthread_create(&th, NULL, flip, &f), "pthread_create");
+	t0_ns = now_ns();
+	while (now_ns() - t0_ns < TORN_MS * 1000000ULL) {
+		rc = walk_jit(code, sp, &a, ips, methods);
+		walks++;
+		if (rc || a.nr != still.nr || a.stop != still.stop) {
+			if (!odd++)
+				printf("# walk %lu: %s, %u frames, stop %u\n",
+				       walks, ename((int)rc), a.nr, a.stop);
+		}
+	}
+	f.stop = 1;
+	pthread_join(th, NULL);
+	printf("# %lu walks of %u frames during %lu flips of used_len: %lu different\n",
+	       walks, still.nr, f.flips, odd);
+	EXPECT(walks > 10 && f.flips > 1000, "%lu walks, %lu flips", walks,
+	       f.flips);
+	EXPECT(!odd, "%lu of %lu walks read a used_len nobody wrote", odd,
+	       walks);
+	EXPECT_RC(cc_unregister(g_fd, ji.text_start, ji.text_end), 0,
+		  "UNREGISTER");
+out:
+	if (code)
+		munmap(code, code_len);
+	if (tabs)
+		munmap(tabs, JIT_TSZ);
 	if (stack)
 		munmap(stack, stack_len);
 	return T_PASS;
