@@ -76,6 +76,7 @@ static const struct test_case tests[] = {
 	T(bounds_flat_expansion, "PCMASK expansion: sized first, in place or EFBIG/ENOMEM, fast"),
 	T(bounds_sframe_walk, "> 4096 FREs ENOEXEC; 1000 frames into 4096 FREs < 50 ms"),
 	T(bounds_jit_chain, "JIT chain > 64 ELOOP; 1000 frames through 64 tables < 50 ms"),
+	T(bounds_memcg_charge, "a flat table is charged to the registering process's memory cgroup"),
 	T(bounds_jit_torn, "JIT used_len flipped during walks: never read torn"),
 	T(fd_independence, "registrations belong to the mm, not the fd"),
 	T(fork_isolation, "a child's registrations do not touch the parent's"),

@@ -288,7 +288,7 @@ TEST(elf_enoexec); TEST(sframe_validation); TEST(check_sframe); TEST(eexist); TE
 TEST(jit_register); TEST(jit_einval); TEST(jit_efault);
 TEST(limit_registrations); TEST(limit_bytes);
 TEST(bounds_flat_expansion); TEST(bounds_sframe_walk); TEST(bounds_jit_chain);
-TEST(bounds_jit_torn);
+TEST(bounds_jit_torn); TEST(bounds_memcg_charge);
 TEST(fd_independence); TEST(fork_isolation);
 TEST(concurrent_distinct); TEST(concurrent_same_range);
 TEST(process_exit); TEST(process_exit_many); TEST(exec_releases);

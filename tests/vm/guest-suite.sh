@@ -89,7 +89,7 @@ register_munmap_race unregister_after_drop_enoent deferred_request deferred_cook
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
 deferred_selftest_errors hook_stats synth_register query_origin query_summary
 query_pid_self query_pid_child query_pid_esrch query_pid_perm query_pid_maps_fd
-bounds_flat_expansion bounds_sframe_walk bounds_jit_chain bounds_jit_torn"
+bounds_flat_expansion bounds_sframe_walk bounds_jit_chain bounds_jit_torn bounds_memcg_charge"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.

@@ -19,6 +19,11 @@
  *	64 registers; 1000 frames in its last table's code: the unwind ends
  *	within 50 ms (CODECTL_STOP_BUDGET).  A header not 8-byte aligned, or
  *	reserving more than 1 GiB, is EINVAL.
+ *  bounds_memcg_charge  a registration's flat table (a synthesised
+ *	PCMASK section over 512 KiB: about 8 MiB) is charged to the memory
+ *	cgroup of the process that registers it, as uid 65534: the cgroup's
+ *	memory.current grows by at least half of what VERSION counts.  With
+ *	GFP_KERNEL (before finding 4) it grew by a few pages.
  *  bounds_jit_torn  while another thread flips a table's used_len between
  *	2 entries and all 64 with store-release, 2 s of walks through it all
  *	give the answer of the still table: the kernel reads used_len in one
@@ -34,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -41,6 +47,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -294,6 +303,116 @@ out:
 		munmap(sec2, len2);
 	if (text && text != MAP_FAILED)
 		munmap(text, 4ULL << 20);
+	return T_PASS;
+}
+
+/* ---- memory charged to the cgroup of the process that causes it ------- */
+
+#define CG	"/sys/fs/cgroup"
+#define CG_T	CG "/codectl-t"
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+static int64_t memcg_current(void)
+{
+	char buf[32] = "";
+	int fd = open(CG_T "/memory.current", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtoll(buf, NULL, 10) : -1;
+}
+
+/* In the child: join the cgroup, drop to 65534, register; 0 or a code. */
+static int memcg_child(uint64_t *charge, int64_t *grew)
+{
+	uint64_t text_len = 512 << 10, len;
+	struct codectl_version v0, v1;
+	struct codectl_elf_info ei;
+	uint8_t *text, *sec;
+	char pid[24];
+	int64_t m0, m1;
+	int rc;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (write_file(CG_T "/cgroup.procs", pid))
+		return 2;
+	if (setgid(65534) || setuid(65534))
+		return 3;
+	text = mmap(NULL, text_len, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	sec = pcmask_section((uintptr_t)text, text_len, (uint32_t)text_len,
+			     &len);
+	if (text == MAP_FAILED || !sec)
+		return 4;
+	memset(&ei, 0, sizeof(ei));
+	ei.text_start = (uintptr_t)text;
+	ei.text_end = (uintptr_t)text + text_len;
+	ei.sframe_start = (uintptr_t)sec;
+	ei.sframe_end = (uintptr_t)sec + len;
+	ei.flags = CODECTL_ELF_SFRAME_SYNTH;
+	if (cc_version(g_fd, &v0))
+		return 5;
+	m0 = memcg_current();
+	rc = cc_call(g_fd, CODECTL_REGISTER_ELF, (uintptr_t)&ei,
+		     CODECTL_ELF_INFO_SIZE_VER1, 0, 0);
+	m1 = memcg_current();
+	if (rc || cc_version(g_fd, &v1) || m0 < 0 || m1 < 0)
+		return 6;
+	*charge = v1.bytes - v0.bytes;
+	*grew = m1 - m0;
+	return 0;
+}
+
+TEST(bounds_memcg_charge)
+{
+	struct { uint64_t charge; int64_t grew; int rc; } *r;
+	int status = 0;
+	pid_t pid;
+
+	if (sframe_host_abi() != 3)
+		SKIP("x86-64 SFrame only");
+	if (geteuid() != 0)
+		SKIP("setting up a memory cgroup needs root");
+	if (access(CG "/cgroup.controllers", F_OK))
+		mount("none", CG, "cgroup2", 0, NULL);
+	write_file(CG "/cgroup.subtree_control", "+memory");
+	mkdir(CG_T, 0755);
+	if (access(CG_T "/memory.current", R_OK))
+		SKIP("no memory controller in cgroup v2 (CONFIG_MEMCG)");
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(r != MAP_FAILED, "mmap: %m");
+	pid = fork();
+	if (!pid) {
+		r->rc = memcg_child(&r->charge, &r->grew);
+		_exit(0);
+	}
+	REQUIRE(pid > 0, "fork: %m");
+	waitpid(pid, &status, 0);
+	printf("# uid 65534 in %s: registration charged %llu bytes, memory.current grew %lld\n",
+	       CG_T, ULL(r->charge), (long long)r->grew);
+	REQUIRE(WIFEXITED(status) && !r->rc, "the child: status %#x, step %d",
+		status, r->rc);
+	EXPECT(r->charge > (4 << 20), "the flat table is %llu bytes",
+	       ULL(r->charge));
+	EXPECT(r->grew >= (int64_t)(r->charge / 2),
+	       "the cgroup was charged %lld of the registration's %llu bytes",
+	       (long long)r->grew, ULL(r->charge));
+out:
+	rmdir(CG_T);
 	return T_PASS;
 }
 
