@@ -55,9 +55,12 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/irqflags.h>
+#include <linux/jhash.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
@@ -70,6 +73,7 @@
 #include <linux/signal.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/task_work.h>
 
@@ -158,7 +162,8 @@ enum codectl_dsc_reason {
 	DSC_NOMEM,		/* out of memory (no negative entry) */
 	DSC_INTR,		/* interrupted (no negative entry) */
 	DSC_OTHER,		/* any other error */
-	DSC_NR_REASONS
+	DSC_NR_REASONS,
+	DSC_LATER = DSC_NR_REASONS,	/* no SFrame, no registry: see batch */
 };
 
 static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
@@ -175,6 +180,7 @@ static struct {
 	atomic64_t requests;		/* requests noted */
 	atomic64_t pending_fallbacks;	/* requests while one was pending */
 	atomic64_t negative_hits;	/* requests answered by a negative */
+	atomic64_t file_negative_hits;	/* objects answered by a file's */
 	atomic64_t dropped;		/* no slot, or the slot was full */
 	atomic64_t not_code;		/* pcs in no executable file mapping */
 	atomic64_t examined;		/* objects examined */
@@ -182,6 +188,7 @@ static struct {
 	atomic64_t imported;		/* registered with an imported one */
 	atomic64_t upgraded;		/* of them, replacing one without */
 	atomic64_t without_sframe;	/* registered without SFrame */
+	atomic64_t unregistered;	/* without SFrame, no registry made */
 	atomic64_t covered;		/* already registered when examined */
 	atomic64_t refused[DSC_NR_REASONS];
 	atomic64_t ns;			/* time spent examining */
@@ -330,6 +337,125 @@ void codectl_discover_request(u64 pc)
 	}
 }
 
+/* ---- files nothing can be done for ------------------------------------ */
+
+/*
+ * Files discovery found neither SFrame nor an import for, or refused for
+ * what they contain, keyed by their identity and the import generation.
+ * A process without a registry (no registration of any kind) that maps
+ * one gets nothing per mm: no registry, so no mmu notifier subscription
+ * (taken with mm_take_all_locks(), and whose release waits for an SRCU
+ * grace period at every exit), and the next process that meets the file
+ * pays a look-up, not a read.  At most CODECTL_DSC_MAX_FNEGS, the oldest
+ * going first; an import makes them all stale.
+ */
+#define CODECTL_DSC_FNEG_BITS	8
+#define CODECTL_DSC_MAX_FNEGS	4096
+
+struct codectl_dsc_fneg {
+	struct hlist_node node;
+	struct list_head lru;
+	struct codectl_file_id id;
+	unsigned int gen;
+};
+
+static DEFINE_HASHTABLE(codectl_dsc_fnegs, CODECTL_DSC_FNEG_BITS);
+static LIST_HEAD(codectl_dsc_fneg_lru);
+static DEFINE_SPINLOCK(codectl_dsc_fneg_lock);
+static unsigned int codectl_dsc_nr_fnegs;
+
+static u32 codectl_dsc_fneg_hash(const struct codectl_file_id *id)
+{
+	return jhash(id, sizeof(*id), 0);
+}
+
+/* The entry of @id, or NULL.  Under codectl_dsc_fneg_lock. */
+static struct codectl_dsc_fneg *
+codectl_dsc_fneg_find(const struct codectl_file_id *id)
+{
+	struct codectl_dsc_fneg *f;
+
+	hash_for_each_possible(codectl_dsc_fnegs, f, node,
+			       codectl_dsc_fneg_hash(id))
+		if (!memcmp(&f->id, id, sizeof(*id)))
+			return f;
+	return NULL;
+}
+
+static void codectl_dsc_fneg_del(struct codectl_dsc_fneg *f)
+{
+	hash_del(&f->node);
+	list_del(&f->lru);
+	codectl_dsc_nr_fnegs--;
+	kfree(f);
+}
+
+/* Is @file known to get nothing from discovery, as of import @gen? */
+static bool codectl_dsc_fneg_has(struct file *file, unsigned int gen)
+{
+	struct codectl_dsc_fneg *f;
+	struct codectl_file_id id;
+	bool has = false;
+
+	codectl_file_id(file_inode(file), &id);
+	spin_lock(&codectl_dsc_fneg_lock);
+	f = codectl_dsc_fneg_find(&id);
+	if (f && f->gen == gen)
+		has = true;
+	else if (f)
+		codectl_dsc_fneg_del(f);	/* an import came since */
+	spin_unlock(&codectl_dsc_fneg_lock);
+	return has;
+}
+
+/* Remember that @file got nothing from discovery as of import @gen. */
+static void codectl_dsc_fneg_add(struct file *file, unsigned int gen)
+{
+	struct codectl_dsc_fneg *n, *f;
+
+	n = kmalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return;
+	codectl_file_id(file_inode(file), &n->id);
+	n->gen = gen;
+	spin_lock(&codectl_dsc_fneg_lock);
+	f = codectl_dsc_fneg_find(&n->id);
+	if (f) {
+		f->gen = gen;
+		list_move_tail(&f->lru, &codectl_dsc_fneg_lru);
+	} else {
+		if (codectl_dsc_nr_fnegs >= CODECTL_DSC_MAX_FNEGS)
+			codectl_dsc_fneg_del(list_first_entry(&codectl_dsc_fneg_lru,
+							      struct codectl_dsc_fneg,
+							      lru));
+		hash_add(codectl_dsc_fnegs, &n->node,
+			 codectl_dsc_fneg_hash(&n->id));
+		list_add_tail(&n->lru, &codectl_dsc_fneg_lru);
+		codectl_dsc_nr_fnegs++;
+		n = NULL;
+	}
+	spin_unlock(&codectl_dsc_fneg_lock);
+	kfree(n);
+}
+
+static void codectl_dsc_fneg_clear(void)
+{
+	struct codectl_dsc_fneg *f, *t;
+
+	spin_lock(&codectl_dsc_fneg_lock);
+	list_for_each_entry_safe(f, t, &codectl_dsc_fneg_lru, lru)
+		codectl_dsc_fneg_del(f);
+	spin_unlock(&codectl_dsc_fneg_lock);
+}
+
+/* Refusals that depend on the file's content alone. */
+static bool codectl_dsc_reason_of_file(int r)
+{
+	return r == DSC_EHDR || r == DSC_PHDRS || r == DSC_NO_LOAD ||
+	       r == DSC_LAYOUT || r == DSC_SFRAME_OUTSIDE ||
+	       r == DSC_SFRAME_BAD;
+}
+
 /* ---- reading the object ---------------------------------------------- */
 
 /* What discovery found out about one object. */
@@ -351,6 +477,18 @@ struct codectl_dsc_obj {
 	struct codectl_reg *stale;	/* its registration, made before an import */
 	unsigned int gen;		/* codectl_import_gen at the start */
 	char *pathbuf;
+	struct list_head later;		/* in a batch's later list */
+};
+
+/*
+ * One task_work's examinations.  Objects without SFrame found while the
+ * mm has no registry wait in @later until the end: registered if by then
+ * the mm has a registry (an object of the batch had SFrame), else
+ * remembered by their files (codectl_dsc_fneg_add()).
+ */
+struct codectl_dsc_batch {
+	struct mm_struct *mm;
+	struct list_head later;
 };
 
 /* Read exactly @len bytes at @pos of the file: 0 or a reason. */
@@ -750,6 +888,7 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 
 	if (mmap_read_lock_killable(mm))
 		return -1;
+	cmm = codectl_mm_find(mm);
 	vma = find_vma(mm, o->pc);
 	if (!vma || vma->vm_start > o->pc || !(vma->vm_flags & VM_EXEC)) {
 		r = -1;
@@ -758,7 +897,6 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 	o->vm_start = vma->vm_start;
 	o->vm_end = vma->vm_end;
 	/* Registered meanwhile (another pc of the object, or the ABI)? */
-	cmm = codectl_mm_find(mm);
 	if (cmm) {
 		struct codectl_reg *reg = codectl_mm_next(cmm, o->pc);
 		bool covered = reg && reg->text_start <= o->pc;
@@ -785,14 +923,23 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 	o->file = get_file(vma->vm_file);
 out:
 	mmap_read_unlock(mm);
+	/* Without a registry: is the file known to get nothing? */
+	if (!r && !cmm && codectl_dsc_fneg_has(o->file, o->gen)) {
+		atomic64_inc(&codectl_dsc.file_negative_hits);
+		r = -1;
+	}
 	return r;
 }
 
-/* Examine the object at @o->pc; 0 when registered, else a reason. */
-static int codectl_dsc_examine(struct codectl_dsc_obj *o)
+static int codectl_dsc_register(struct codectl_dsc_obj *o);
+
+/*
+ * Examine the object at @o->pc of @mm; 0 when registered, DSC_LATER when
+ * it has no SFrame and @mm no registry, else a reason.
+ */
+static int codectl_dsc_examine(struct mm_struct *mm, struct codectl_dsc_obj *o)
 {
 	struct inode *inode = file_inode(o->file);
-	char *path;
 	int r;
 
 	if (inode_is_open_for_write(inode))
@@ -814,6 +961,17 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	/* Again after an import: only to replace it with the import's. */
 	if (o->stale && !o->imp)
 		return DSC_EXISTS;
+	if (!o->src.sframe_start && !codectl_mm_find(mm))
+		return DSC_LATER;
+	return codectl_dsc_register(o);
+}
+
+/* Register the object examined: 0 or a reason. */
+static int codectl_dsc_register(struct codectl_dsc_obj *o)
+{
+	char *path;
+	int r;
+
 	codectl_dsc_key(o);
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
@@ -843,53 +1001,46 @@ static int codectl_dsc_examine(struct codectl_dsc_obj *o)
 	return 0;
 }
 
-/* Examine the object at @pc: false when there was nothing to examine. */
-static bool codectl_dsc_one(struct mm_struct *mm, u64 pc)
+/* What a refusal leaves behind: a negative entry, per mm or per file. */
+static void codectl_dsc_refused(struct mm_struct *mm,
+				struct codectl_dsc_obj *o, int r)
 {
-	struct codectl_dsc_obj *o;
 	struct codectl_mm *cmm;
-	u64 t0 = ktime_get_ns();
-	bool examined = false;
-	int r;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
-	if (!o)
-		return false;
-	o->pc = pc;
-	/* Before any look-up: an import after this is seen next time. */
-	o->gen = READ_ONCE(codectl_import_gen);
-	r = codectl_dsc_vma(mm, o);
-	if (r < 0)
-		goto out;
-	examined = true;
-	atomic64_inc(&codectl_dsc.examined);
-	if (!r)
-		r = codectl_dsc_examine(o);
 	if (r == DSC_NOMEM || r == DSC_INTR) {
 		/* Transient: the next unwind that meets it asks again. */
 		atomic64_inc(&codectl_dsc.refused[r]);
-	} else if (r && o->stale) {
+		return;
+	}
+	if (o->stale) {
 		/* It keeps its registration; not again until the next import. */
 		WRITE_ONCE(o->stale->import_gen, o->gen);
-	} else if (r) {
-		atomic64_inc(&codectl_dsc.refused[r]);
-		cmm = codectl_mm_get_or_create(mm);
-		/*
-		 * Under the mmap lock, as insertions: an unmap either comes
-		 * after the entry (and drops it) or before the check.
-		 */
-		if (!IS_ERR(cmm) && !mmap_read_lock_killable(mm)) {
-			struct vm_area_struct *vma = find_vma(mm, pc);
-
-			if (vma && vma->vm_start == o->vm_start &&
-			    vma->vm_end == o->vm_end)
-				codectl_mm_add_negative(cmm, o->vm_start,
-							o->vm_end);
-			mmap_read_unlock(mm);
-		}
+		return;
 	}
-	atomic64_add(ktime_get_ns() - t0, &codectl_dsc.ns);
-out:
+	atomic64_inc(&codectl_dsc.refused[r]);
+	cmm = codectl_mm_find(mm);
+	if (!cmm) {
+		/* No registry is made for a refusal. */
+		if (o->file && codectl_dsc_reason_of_file(r))
+			codectl_dsc_fneg_add(o->file, o->gen);
+		return;
+	}
+	/*
+	 * Under the mmap lock, as insertions: an unmap either comes after
+	 * the entry (and drops it) or before the check.
+	 */
+	if (!mmap_read_lock_killable(mm)) {
+		struct vm_area_struct *vma = find_vma(mm, o->pc);
+
+		if (vma && vma->vm_start == o->vm_start &&
+		    vma->vm_end == o->vm_end)
+			codectl_mm_add_negative(cmm, o->vm_start, o->vm_end);
+		mmap_read_unlock(mm);
+	}
+}
+
+static void codectl_dsc_obj_free(struct codectl_dsc_obj *o)
+{
 	if (o->file)
 		fput(o->file);
 	kfree(o->ph);
@@ -901,7 +1052,63 @@ out:
 		codectl_reg_put(o->stale);
 	kfree(o->pathbuf);
 	kfree(o);
-	return examined;
+}
+
+/* Examine the object at @pc: false when there was nothing to examine. */
+static bool codectl_dsc_one(struct codectl_dsc_batch *b, u64 pc)
+{
+	struct codectl_dsc_obj *o;
+	u64 t0 = ktime_get_ns();
+	int r;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
+	if (!o)
+		return false;
+	o->pc = pc;
+	/* Before any look-up: an import after this is seen next time. */
+	o->gen = READ_ONCE(codectl_import_gen);
+	r = codectl_dsc_vma(b->mm, o);
+	if (r < 0) {
+		codectl_dsc_obj_free(o);
+		return false;
+	}
+	atomic64_inc(&codectl_dsc.examined);
+	if (!r)
+		r = codectl_dsc_examine(b->mm, o);
+	if (r == DSC_LATER) {
+		list_add_tail(&o->later, &b->later);
+		o = NULL;
+	} else if (r) {
+		codectl_dsc_refused(b->mm, o, r);
+	}
+	atomic64_add(ktime_get_ns() - t0, &codectl_dsc.ns);
+	if (o)
+		codectl_dsc_obj_free(o);
+	return true;
+}
+
+/*
+ * The batch's objects without SFrame: registered if the mm now has a
+ * registry, else remembered by their files.
+ */
+static void codectl_dsc_finish(struct codectl_dsc_batch *b)
+{
+	bool registry = codectl_mm_find(b->mm);
+	struct codectl_dsc_obj *o, *t;
+	int r;
+
+	list_for_each_entry_safe(o, t, &b->later, later) {
+		list_del(&o->later);
+		if (!registry) {
+			codectl_dsc_fneg_add(o->file, o->gen);
+			atomic64_inc(&codectl_dsc.unregistered);
+		} else {
+			r = codectl_dsc_register(o);
+			if (r)
+				codectl_dsc_refused(b->mm, o, r);
+		}
+		codectl_dsc_obj_free(o);
+	}
 }
 
 /* Executable mappings examined per sweep at most. */
@@ -913,8 +1120,9 @@ out:
  * is enough for the whole stack (its callers' objects are not reached
  * by a walk that could not unwind the first one).
  */
-static void codectl_dsc_sweep(struct mm_struct *mm)
+static void codectl_dsc_sweep(struct codectl_dsc_batch *b)
 {
+	struct mm_struct *mm = b->mm;
 	struct codectl_mm *cmm = codectl_mm_find(mm);
 	u64 starts[CODECTL_DSC_SWEEP];
 	struct vm_area_struct *vma;
@@ -941,7 +1149,7 @@ static void codectl_dsc_sweep(struct mm_struct *mm)
 	}
 	mmap_read_unlock(mm);
 	for (i = 0; i < n && !fatal_signal_pending(current); i++)
-		codectl_dsc_one(mm, starts[i]);
+		codectl_dsc_one(b, starts[i]);
 }
 
 /* In the task, on its way back to user space (or at its exit). */
@@ -965,16 +1173,19 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
+		struct codectl_dsc_batch b = { .mm = current->mm };
 		sigset_t old_mask;
 		bool any = false;
 
+		INIT_LIST_HEAD(&b.later);
 		/* See codectl_signals_hold(): never SIGKILL nor SIGSTOP. */
 		codectl_signals_hold(&old_mask);
 		for (i = 0; i < n && !fatal_signal_pending(current); i++)
-			any |= codectl_dsc_one(current->mm, pcs[i]);
+			any |= codectl_dsc_one(&b, pcs[i]);
 		/* Not for pcs outside any executable mapping (garbage frames). */
 		if (any)
-			codectl_dsc_sweep(current->mm);
+			codectl_dsc_sweep(&b);
+		codectl_dsc_finish(&b);
 		codectl_signals_restore(&old_mask);
 	}
 	/* The last statement: module exit waits for this count. */
@@ -1083,6 +1294,8 @@ int codectl_discover_show(struct seq_file *m, void *v)
 		   atomic64_read(&codectl_dsc.pending_fallbacks));
 	seq_printf(m, "negative_hits %lld\n",
 		   atomic64_read(&codectl_dsc.negative_hits));
+	seq_printf(m, "file_negative_hits %lld\n",
+		   atomic64_read(&codectl_dsc.file_negative_hits));
 	seq_printf(m, "dropped %lld\n", atomic64_read(&codectl_dsc.dropped));
 	seq_printf(m, "not_code %lld\n", atomic64_read(&codectl_dsc.not_code));
 	seq_printf(m, "examined %lld\n", atomic64_read(&codectl_dsc.examined));
@@ -1092,12 +1305,16 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "upgraded %lld\n", atomic64_read(&codectl_dsc.upgraded));
 	seq_printf(m, "without_sframe %lld\n",
 		   atomic64_read(&codectl_dsc.without_sframe));
+	seq_printf(m, "unregistered %lld\n",
+		   atomic64_read(&codectl_dsc.unregistered));
 	seq_printf(m, "covered %lld\n", atomic64_read(&codectl_dsc.covered));
 	for (i = DSC_NOT_FILE; i < DSC_NR_REASONS; i++)
 		seq_printf(m, "refused_%s %lld\n", codectl_dsc_reason_names[i],
 			   atomic64_read(&codectl_dsc.refused[i]));
 	seq_printf(m, "negatives %ld\n",
 		   atomic_long_read(&codectl_stats.negatives));
+	seq_printf(m, "file_negatives %u\n",
+		   READ_ONCE(codectl_dsc_nr_fnegs));
 	seq_printf(m, "pending %ld\n",
 		   atomic_long_read(&codectl_stats.discover_works));
 	seq_printf(m, "ns %lld\n", atomic64_read(&codectl_dsc.ns));
@@ -1194,4 +1411,5 @@ void codectl_discover_exit(void)
 		kfree(codectl_dsc_slots[i].twork);
 	kvfree(codectl_dsc_slots);
 	codectl_dsc_slots = NULL;
+	codectl_dsc_fneg_clear();
 }

@@ -66,6 +66,10 @@
 #     ends complete (end, at _start's cleared rbp), >= 95%; libc-tracee
 #     through Debian's libc without its rules (a real program sampled in
 #     a library without rules): every frame in an object perf knows.
+#   - what watching costs: a process without SFrame (dash, libc, nothing
+#     imported) under perf -g gets no registry (an mmu notifier's exit
+#     waits for an SRCU grace period), its files a negative entry each;
+#     a second such process is looked up, not examined again.
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
@@ -776,6 +780,45 @@ check "JIT: tables not registered (-n): no walk gets through ($nok of 12)" \
 	"exit $rc: $(grep -v '^#' "$tmp/jit-check-n.out" | tail -2 | tr '\n' ' ')" \
 	test $rc -ne 0 -a "$nok" -eq 0
 rm -f /tmp/perf-*.map
+
+# --- what watching costs: no registry for a process without SFrame ----------
+# A process with no SFrame anywhere (the shell, dash, and Debian's libc,
+# nothing imported) sampled by perf -g: discovery examines its objects
+# once and makes it no registry (whose mmu notifier would cost its exit an
+# SRCU grace period, and each fork mm_take_all_locks()); the files are
+# remembered instead, so a second process of them is looked up, not read.
+# Before, each object was registered without SFrame: a registry (mms + 1).
+stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/codectl/stats; }
+disc_of() { sed -n "s/^$1 //p" /sys/kernel/debug/codectl/discover; }
+spin_perf() {
+	sh -c 'while :; do :; done' &
+	spin=$!
+	perf record -q -e cpu-clock -F 499 -g -p $spin -o "$tmp/spin.data" \
+		-- sleep 2 >/dev/null 2>&1
+}
+codectl import --clear >/dev/null 2>&1
+m0=$(stat_of mms) u0=$(disc_of unregistered) w0=$(disc_of without_sframe)
+spin_perf
+spin1=$spin
+m1=$(stat_of mms) u1=$(disc_of unregistered) w1=$(disc_of without_sframe)
+h1=$(disc_of file_negative_hits)
+spin_perf
+h2=$(disc_of file_negative_hits) u2=$(disc_of unregistered)
+m2=$(stat_of mms)
+kill $spin1 $spin
+wait $spin1 $spin 2>/dev/null
+echo "# registries $m0 -> $m1 -> $m2; unregistered $u0 -> $u1 -> $u2; without_sframe $w0 -> $w1; file_negatives $(disc_of file_negatives); file_negative_hits $h1 -> $h2"
+no_registry() {
+	[ "$m1" = "$m0" ] && [ "${u1:-0}" -gt "${u0:-0}" ] && [ "$w1" = "$w0" ]
+}
+looked_up() {
+	[ "${h2:-0}" -gt "${h1:-0}" ] && [ "$u2" = "$u1" ] && [ "$m2" = "$m0" ]
+}
+check "perf -g of a process without SFrame: discovery makes it no registry" \
+	"registries $m0 -> $m1, unregistered ${u0:-?} -> ${u1:-?}" no_registry
+check "a second process of the same files: looked up, not examined again" \
+	"file_negative_hits ${h1:-?} -> ${h2:-?}, unregistered $u1 -> $u2, registries $m2" \
+	looked_up
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 "$v3" -r 14 2>/dev/null &
