@@ -25,6 +25,9 @@
 #                         complete stacks, bytes per sample, samples lost,
 #                         slowdown, the hook's time per sample (a benchmark,
 #                         in a guest; SERIES="6.12" by default)
+#   make bench-fork       a fork+exec shell loop under perf record -a -g,
+#                         without codectl, with it, with libc imported
+#                         (a benchmark, in a guest; SERIES="6.12")
 #   make bench-memory     bytes of SFrame (own or synthesised), of the flat
 #                         table the module builds, and of .eh_frame +
 #                         .eh_frame_hdr, for libc, python3.11, libstdc++
@@ -59,7 +62,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-memory bench-synth \
+	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-fork bench-memory bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -120,6 +123,9 @@ bench-unwind:
 
 bench-profile: lib
 	$(MAKE) -C tests/vm/unwind bench-profile SERIES="$(SERIES)"
+
+bench-fork: lib tools
+	$(MAKE) -C tests/vm/unwind bench-fork SERIES="$(SERIES)"
 
 bench-memory: lib
 	$(MAKE) -C tests/sframe/bench memory
