@@ -11,7 +11,7 @@
 #     bookworm's dkms for 6.1 and 6.12, in the sid root (make
 #     toolchain-7.2) with sid's dkms and gcc-16 for 7.2 -- the machine
 #     each kernel comes with;
-#  2. the installed module: vermagic, every parameter documented (README,
+#  2. the installed module: vermagic, every parameter documented (docs/install.md,
 #     packaging/modprobe.conf);
 #  3. refusal: dkms must refuse (exit 77, and say which option) a copy of
 #     the kernel's headers without CONFIG_MMU_NOTIFIER, and so must
@@ -140,14 +140,14 @@ else
 fi
 undocumented=""
 for p in $(modinfo -F parm "$installed" | cut -d: -f1); do
-	grep -q "^| \`$p\` |" "$top/README.md" &&
+	grep -q "^| \`$p\` |" "$top/docs/install.md" &&
 		grep -q "^#options codectl $p=" "$top/packaging/modprobe.conf" ||
 		undocumented+=" $p"
 done
 if [ -z "$undocumented" ] && [ -n "$(modinfo -F parm "$installed")" ]; then
-	ok "every module parameter is in README.md and packaging/modprobe.conf"
+	ok "every module parameter is in docs/install.md and packaging/modprobe.conf"
 else
-	notok "parameters missing from README.md or packaging/modprobe.conf:${undocumented:- (none found)}"
+	notok "parameters missing from docs/install.md or packaging/modprobe.conf:${undocumented:- (none found)}"
 fi
 
 # --- 3. refusal of a kernel without a needed option ----------------------------
