@@ -75,7 +75,8 @@ tmp=${TMPDIR:-/tmp}/codectl-guest.$$
 mkdir -p "$tmp"
 
 # Tests that make sense without root (the others need to write module
-# parameters or read debugfs, and would only skip).
+# parameters or read debugfs, and would only skip; bounds_memcg_charge
+# sets up a cgroup as root and registers as uid 65534 itself).
 UNPRIV_TESTS="version version_counts params_access elf_register_query
 elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
 common_e2big common_efault info_at_page_end elf_einval elf_efault_text
@@ -89,7 +90,7 @@ register_munmap_race unregister_after_drop_enoent deferred_request deferred_cook
 deferred_read deferred_blocking_read deferred_overflow deferred_threads
 deferred_selftest_errors hook_stats synth_register query_origin query_summary
 query_pid_self query_pid_child query_pid_esrch query_pid_perm query_pid_maps_fd
-bounds_flat_expansion bounds_sframe_walk bounds_jit_chain bounds_jit_torn bounds_memcg_charge"
+bounds_flat_expansion bounds_sframe_walk bounds_jit_chain bounds_jit_torn"
 
 # debugfs counters of events, not of live objects: they only grow.
 # fork_failures and unmap_nomem must stay 0 all the same.
