@@ -28,6 +28,9 @@
 #   make bench-fork       a fork+exec shell loop under perf record -a -g,
 #                         without codectl, with it, with libc imported
 #                         (a benchmark, in a guest; SERIES="6.12")
+#   make soak-fuzz        the ioctl fuzzer SOAK_RUNS times (default 20) with
+#                         fresh seeds on each kernel (SERIES; not a timed
+#                         test: about 1 minute per run under TCG)
 #   make bench-memory     bytes of SFrame (own or synthesised), of the flat
 #                         table the module builds, and of .eh_frame +
 #                         .eh_frame_hdr, for libc, python3.11, libstdc++
@@ -62,7 +65,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-fork bench-memory bench-synth \
+	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -126,6 +129,9 @@ bench-profile: lib
 
 bench-fork: lib tools
 	$(MAKE) -C tests/vm/unwind bench-fork SERIES="$(SERIES)"
+
+soak-fuzz:
+	SERIES="$(SERIES)" tests/vm/fuzz-soak.sh $(SOAK_RUNS)
 
 bench-memory: lib
 	$(MAKE) -C tests/sframe/bench memory

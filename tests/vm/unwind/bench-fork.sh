@@ -17,7 +17,7 @@ set -euo pipefail
 bench_default_series=6.12
 # shellcheck source=bench-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-guest.sh"
-n=${1:-300}
+n=${1:-100}
 rc=0
 for s in "${series[@]}"; do
 	ko=$("$top/scripts/build-module.sh" "$s")
