@@ -41,7 +41,7 @@
 #define CACHE_X86_64	0x0300	/* FLAG_X8664_LIB64 */
 
 struct import_count {
-	unsigned int imported, own_sframe, no_cfi, failed;
+	unsigned int imported, own_sframe, no_cfi, too_large, failed;
 	int last_err;
 	double ms;
 };
@@ -94,6 +94,13 @@ static int import_one(const char *path, struct import_count *c,
 		if (!quiet_skip)
 			printf("skipped %s: it has its own SFrame section\n",
 			       path);
+		return 0;
+	}
+	if (err == EFBIG) {
+		/* A limit of the module's, not a fault of the file's. */
+		c->too_large++;
+		printf("skipped %s: its section would be larger than the module's sframe_flat_max\n",
+		       path);
 		return 0;
 	}
 	if (err == ENOENT || err == ENODATA) {
@@ -262,8 +269,9 @@ static int import_system(void)
 	}
 	free(paths);
 	printf("codectl import --system: %u imported, %u with their own "
-	       "SFrame, %u without CFI, %u failed, of %ld objects in %.0f ms\n",
-	       c.imported, c.own_sframe, c.no_cfi, c.failed, n,
+	       "SFrame, %u without CFI, %u too large, %u failed, of %ld "
+	       "objects in %.0f ms\n",
+	       c.imported, c.own_sframe, c.no_cfi, c.too_large, c.failed, n,
 	       now_ms() - t0);
 	return c.failed ? 1 : 0;
 }
