@@ -19,6 +19,9 @@
  *     unregister ranges of shared arenas, and walk the registry;
  *   - 1 thread unmaps, maps again, moves, shrinks, mprotects and rewrites
  *     those arenas (arena.c);
+ *   - 1 thread appends to the tables of a JIT region of its own, entry by
+ *     entry (used_len published with a store-release), chaining a new
+ *     table to a full one, and registers the region anew after 8 tables;
  *   - 1 thread forks children all the time, at most 4 alive: children that
  *     check what they inherited and change it, exit at once, are killed
  *     at once, exec a helper (from the main thread, from another thread,
@@ -120,7 +123,7 @@ static const char *const child_kind[NR_CHILD_KINDS] = {
 struct counts {
 	unsigned long reg_ok, reg_refused, unreg_ok, unreg_enoent, walks;
 	unsigned long remaps, undocumented, spawned[NR_CHILD_KINDS];
-	unsigned long child_bad;
+	unsigned long child_bad, jit_regions, jit_appends;
 };
 static struct counts cnt;	/* atomics */
 
@@ -285,6 +288,93 @@ static void *mapper(void *p)
 		if (one_in(&r, 4))
 			sched_yield();
 	}
+	return NULL;
+}
+
+/* ---- a JIT region whose tables grow ------------------------------------ */
+
+#define APP_TABLES	8
+#define APP_ENTRIES	64
+#define APP_CODE	((size_t)APP_TABLES * APP_ENTRIES * 16)
+#define APP_TSZ		(sizeof(struct codectl_jit_unwind_table) + \
+			 APP_ENTRIES * sizeof(struct codectl_jit_unwind_fre))
+
+static void app_table(struct codectl_jit_unwind_table *tab)
+{
+	memset(tab, 0, APP_TSZ);
+	tab->reserved_len = APP_ENTRIES * sizeof(struct codectl_jit_unwind_fre);
+	tab->fre_stride = sizeof(struct codectl_jit_unwind_fre);
+	tab->fre_size = sizeof(struct codectl_jit_unwind_fre);
+}
+
+/* Fill one region's chain entry by entry; 0, or -1 when stopped. */
+static int app_fill(uint8_t *tabs)
+{
+	struct codectl_jit_unwind_table *tab, *prev = NULL;
+	struct codectl_jit_unwind_fre *e;
+	int t, i;
+
+	for (t = 0; t < APP_TABLES; t++, prev = tab) {
+		tab = (void *)(tabs + t * APP_TSZ);
+		e = (void *)(tab + 1);
+		if (prev) {
+			app_table(tab);
+			__atomic_store_n(&prev->next, (uintptr_t)tab,
+					 __ATOMIC_RELEASE);
+		}
+		for (i = 0; i < APP_ENTRIES; i++) {
+			if (stop)
+				return -1;
+			e[i].ip_off = (t * APP_ENTRIES + i) * 16;
+			e[i].size = 16;
+			e[i].cfa_off = 16;
+			e[i].ra_off = -8;
+			__atomic_store_n(&tab->used_len, (i + 1) * sizeof(*e),
+					 __ATOMIC_RELEASE);
+			INC(cnt.jit_appends);
+		}
+	}
+	return 0;
+}
+
+static void *appender(void *p)
+{
+	size_t tlen = APP_TABLES * APP_TSZ;
+	uint8_t *code, *tabs;
+	int rc;
+
+	(void)p;
+	code = mmap(NULL, APP_CODE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	tabs = mmap(NULL, tlen, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED || tabs == MAP_FAILED) {
+		FAIL("appender: mmap: %s", strerror(errno));
+		return NULL;
+	}
+	memset(code, 0xc3, APP_CODE);
+	mprotect(code, APP_CODE, PROT_READ | PROT_EXEC);
+	while (!stop) {
+		struct codectl_jit_info ji = {
+			.text_start = (uintptr_t)code,
+			.text_end = (uintptr_t)code + APP_CODE,
+			.unwind_head = (uintptr_t)tabs,
+		};
+
+		app_table((void *)tabs);
+		rc = cc_register_jit(g_fd, &ji);
+		check_rc(CODECTL_REGISTER_JIT, rc, "REGISTER_JIT (appended)");
+		if (rc) {
+			usleep(1000);
+			continue;
+		}
+		INC(cnt.jit_regions);
+		app_fill(tabs);
+		rc = cc_unregister(g_fd, ji.text_start, ji.text_end);
+		check_rc(CODECTL_UNREGISTER, rc, "UNREGISTER (appended)");
+	}
+	munmap(code, APP_CODE);
+	munmap(tabs, tlen);
 	return NULL;
 }
 
@@ -558,7 +648,7 @@ static void preload(void)
 
 static int storm_main(int secs)
 {
-	pthread_t reg[2], map, fork_th;
+	pthread_t reg[2], map, fork_th, app;
 	struct timespec t0, t1;
 	struct codectl_version v;
 	unsigned long forks = 0;
@@ -586,9 +676,11 @@ static int storm_main(int secs)
 		say("# ready: %s closed, registrations held", CODECTL_DEVICE);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!rmmod_mode)
+	if (!rmmod_mode) {
 		for (i = 0; i < 2; i++)
 			pthread_create(&reg[i], NULL, registrar, (void *)(long)i);
+		pthread_create(&app, NULL, appender, NULL);
+	}
 	pthread_create(&map, NULL, mapper, NULL);
 	pthread_create(&fork_th, NULL, forker, NULL);
 	do {
@@ -597,18 +689,23 @@ static int storm_main(int secs)
 		el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	} while (el < secs);
 	stop = true;
-	if (!rmmod_mode)
+	if (!rmmod_mode) {
 		for (i = 0; i < 2; i++)
 			pthread_join(reg[i], NULL);
+		pthread_join(app, NULL);
+	}
 	pthread_join(map, NULL);
 	pthread_join(fork_th, NULL);
 	reap(true);	/* every descendant, grandchildren included */
 
 	for (i = 0; i < NR_CHILD_KINDS; i++)
 		forks += cnt.spawned[i];
-	say("# storm %.1f s: REGISTER %lu ok, %lu refused; UNREGISTER %lu ok, %lu ENOENT; %lu walks; %lu remaps",
+	say("# storm %.1f s: REGISTER %lu ok, %lu refused; UNREGISTER %lu ok, %lu ENOENT; %lu walks; %lu remaps; %lu JIT entries appended in %lu regions",
 	    el, cnt.reg_ok, cnt.reg_refused, cnt.unreg_ok, cnt.unreg_enoent,
-	    cnt.walks, cnt.remaps);
+	    cnt.walks, cnt.remaps, cnt.jit_appends, cnt.jit_regions);
+	if (!rmmod_mode)
+		tap(cnt.jit_regions > 0, "a JIT region registered and appended to (%lu entries in %lu regions)",
+		    cnt.jit_appends, cnt.jit_regions);
 	off = snprintf(line, sizeof(line), "# %lu children:", forks);
 	for (i = 0; i < NR_CHILD_KINDS; i++)
 		off += snprintf(line + off, sizeof(line) - off, " %s %lu",

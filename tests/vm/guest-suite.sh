@@ -23,7 +23,8 @@
 #      (default 10)
 #   3b'. the tracer hooks' walk in real NMIs (the self-test's REMOTE mode
 #      runs it in each NMI that interrupts user code, and compares it with
-#      the task-context walk) while a storm runs beside it
+#      the task-context walk) while a storm (with JIT tables appended)
+#      and a loop of imports run beside it
 #   3c. the unwinding tests: unwind/VARIANT/unwind-test for the variants
 #      $CODECTL_UNWIND_VARIANTS (default "v1 v2 v3 fp": SFrame v1/v2/v3 from
 #      binutils 2.40/2.44/2.47, and frame pointers), looked for under
@@ -301,14 +302,34 @@ echo "# time: storm done after $(($(now) - t_start)) s"
 # code; each runs a tracer hook's own walk there (perf_callchain_user's and
 # arch_stack_walk_user's replacements in turn) and its callers are
 # compared with the task-context walk's, while the race storm (-B: its
-# counters are shared with the self-test) registers, forks, execs and
-# unmaps registered memory in other processes.  Lockdep and atomic-sleep
-# reports would fail the run (vm-run's verdict on the kernel log).
+# counters are shared with the self-test) registers, forks, execs,
+# appends to JIT tables and unmaps registered memory in other processes,
+# and a loop imports an object (libdiscnosf.so, synthesised by the codectl
+# tool) and removes the import again.  Lockdep and atomic-sleep reports
+# would fail the run (vm-run's verdict on the kernel log).
 if [ -x "$abi_test" ] && [ -x "$storm" ]; then
 	"$storm" -B -t 8 >"$tmp/nmi-storm.out" 2>&1 &
 	storm_pid=$!
+	rm -f "$tmp/imports.stop"
+	(
+		i=0 ok=0 so=$unwind_dir/disc/libdiscnosf.so
+		while [ ! -e "$tmp/imports.stop" ] && [ $i -lt 1000 ]; do
+			i=$((i + 1))
+			codectl import "$so" >/dev/null 2>&1 &&
+				codectl import --remove "$so" >/dev/null 2>&1 &&
+				ok=$((ok + 1))
+		done
+		echo "$ok of $i"
+	) >"$tmp/imports.out" 2>&1 &
+	imports_pid=$!
 	run_prog "hooks' walk in NMIs beside a storm" "$abi_test" \
 		deferred_selftest_remote
+	touch "$tmp/imports.stop"
+	wait $imports_pid
+	check "imports made and removed beside the NMI walks" \
+		"$(cat "$tmp/imports.out")" \
+		sh -c '[ "${1%% of *}" -gt 0 ] && [ "${1%% of *}" = "${1##* of }" ]' \
+		sh "$(cat "$tmp/imports.out")"
 	wait $storm_pid
 	rc=$?
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/nmi-storm.out" | tail -n 1)
@@ -381,6 +402,33 @@ if [ -x "$disc" ] && [ -w "$params/discover" ]; then
 		"$disc" --fuzz "${CODECTL_DISC_FUZZ:-300}" "${CODECTL_DISC_SEED:-$(date +%s)}"
 	echo "# discovery fuzzer: $(( $(disc_value examined) - ex0 )) objects examined in $(($(now) - t0)) s"
 	echo "# $discf: $(tr '\n' ' ' <"$discf")"
+
+	# Hostile object files for codectl import: corrupted copies of
+	# libdiscnosf.so (headers, segments, .eh_frame's CIEs and FDEs,
+	# truncation) synthesised by libdw and read by the module's import;
+	# each is imported or refused, the tool never dies of a signal (and
+	# the kernel log stays clean: vm-run's verdict).
+	if command -v codectl >/dev/null; then
+		rm -rf "$tmp/corrupt"
+		mkdir -p "$tmp/corrupt"
+		seed=${CODECTL_IMPORT_SEED:-$(date +%s)}
+		"$disc" --corrupt "${CODECTL_IMPORT_FUZZ:-200}" "$seed" "$tmp/corrupt"
+		imp_ok=0 imp_no=0 imp_bad=0 t0=$(now)
+		for f in "$tmp/corrupt"/*; do
+			codectl import "$f" >/dev/null 2>"$tmp/corrupt.err"
+			case $? in
+			0) imp_ok=$((imp_ok + 1)) ;;
+			1) imp_no=$((imp_no + 1)) ;;
+			*) imp_bad=$((imp_bad + 1))
+			   echo "# $f (seed $seed): $(tail -n 1 "$tmp/corrupt.err")" ;;
+			esac
+		done
+		codectl import --clear
+		rm -rf "$tmp/corrupt"
+		echo "# hostile files: $imp_ok imported, $imp_no refused, $imp_bad crashed, in $(($(now) - t0)) s"
+		check "codectl import of hostile object files: imported or refused, never a crash" \
+			"$imp_bad crashed (seed $seed)" [ "$imp_bad" = 0 -a "$((imp_ok + imp_no))" -gt 0 ]
+	fi
 
 	# Shared tables: N processes of one binary (fresh address spaces).
 	# hold_run N: start them, wait for all to be ready; leaves $dh running.

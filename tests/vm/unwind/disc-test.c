@@ -16,6 +16,11 @@
  *                               for stdin to close (the sharing test)
  *   disc-test --fuzz N SEED     N corrupted copies of the plugin mapped
  *                               executable and unwound (hostile input)
+ *   disc-test --corrupt N SEED DIR  N corrupted copies of libdiscnosf.so
+ *                               (no SFrame, CFI in .eh_frame) written to
+ *                               DIR/0 .. DIR/N-1, for codectl import:
+ *                               headers, segments, .eh_frame's CIEs and
+ *                               FDEs, counts, truncation (hostile input)
  *   disc-test --late            a process that runs before the module is
  *                               loaded: unwinds once stdin has a line
  *   disc-test --late-import     libdiscnosf.so discovered without SFrame;
@@ -810,6 +815,116 @@ static int fuzz_main(int n, uint64_t seed)
 	return 0;
 }
 
+/* ---- --corrupt: hostile object files for codectl import ---------------- */
+
+/* The file range of section @name, or 0 with *@len 0. */
+static size_t section_of(const uint8_t *f, size_t len, const char *name,
+			 size_t *slen)
+{
+	const Elf64_Ehdr *eh = (const void *)f;
+	const Elf64_Shdr *sh, *str;
+	int i;
+
+	*slen = 0;
+	if (eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > len ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return 0;
+	sh = (const void *)(f + eh->e_shoff);
+	str = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (str->sh_offset + sh[i].sh_name >= len ||
+		    strcmp((const char *)f + str->sh_offset + sh[i].sh_name, name) ||
+		    sh[i].sh_offset + sh[i].sh_size > len)
+			continue;
+		*slen = sh[i].sh_size;
+		return sh[i].sh_offset;
+	}
+	return 0;
+}
+
+static int corrupt_main(int n, uint64_t seed, const char *out)
+{
+	char src[PATH_MAX + 32], path[PATH_MAX + 32];
+	size_t len, eh_at, eh_len, hdr_at, hdr_len;
+	uint8_t *orig, *buf;
+	Elf64_Ehdr *eh;
+	struct stat st;
+	int i, sfd;
+
+	rng = seed | 1;
+	snprintf(src, sizeof(src), "%s/libdiscnosf.so", dir);
+	sfd = open(src, O_RDONLY);
+	if (sfd < 0 || fstat(sfd, &st)) {
+		fail("%s: %m", src);
+		return 1;
+	}
+	len = st.st_size;
+	orig = malloc(len);
+	buf = malloc(len);
+	if (!orig || !buf || read(sfd, orig, len) != (ssize_t)len) {
+		fail("reading %s", src);
+		return 1;
+	}
+	close(sfd);
+	eh = (Elf64_Ehdr *)orig;
+	eh_at = section_of(orig, len, ".eh_frame", &eh_len);
+	hdr_at = section_of(orig, len, ".eh_frame_hdr", &hdr_len);
+	if (!eh_len) {
+		fail("%s has no .eh_frame", src);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int mode = rnd() % 8, nb = 1 + rnd() % 8, j;
+		size_t flen = len, at;
+		int ffd;
+
+		memcpy(buf, orig, len);
+		for (j = 0; j < nb; j++) {
+			switch (mode) {
+			case 0:		/* the ELF header */
+				at = rnd() % sizeof(Elf64_Ehdr);
+				break;
+			case 1:		/* program headers: overlapping, huge */
+				at = eh->e_phoff + rnd() % (eh->e_phnum * sizeof(Elf64_Phdr));
+				break;
+			case 2:		/* section headers */
+				at = eh->e_shoff + rnd() % (eh->e_shnum * sizeof(Elf64_Shdr));
+				break;
+			case 3:		/* .eh_frame_hdr's table */
+				at = hdr_len ? hdr_at + rnd() % hdr_len : rnd() % len;
+				break;
+			case 4:		/* a length or CIE pointer: words */
+				at = eh_at + (rnd() % eh_len & ~3UL);
+				if (at + 4 <= len) {
+					uint32_t v = rnd();
+
+					if (rnd() & 1)
+						v &= 0xff;
+					memcpy(buf + at, &v, 4);
+				}
+				continue;
+			default:	/* CIE and FDE bytes, instructions */
+				at = eh_at + rnd() % eh_len;
+				break;
+			}
+			if (at < len)
+				buf[at] = rnd();
+		}
+		if (!(rnd() % 8))	/* truncated */
+			flen = rnd() % len;
+		snprintf(path, sizeof(path), "%s/%d", out, i);
+		ffd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (ffd < 0 || write(ffd, buf, flen) != (ssize_t)flen) {
+			fail("writing %s: %m", path);
+			return 1;
+		}
+		close(ffd);
+	}
+	printf("# corrupt: %d copies of %s in %s, seed %#llx\n", n, src, out,
+	       ULL(seed));
+	return 0;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const struct {
@@ -847,6 +962,9 @@ int main(int argc, char **argv)
 		return late_main();
 	if (argc > 2 && !strcmp(argv[1], "--hold"))
 		return hold_main(atoi(argv[2]));
+	if (argc > 4 && !strcmp(argv[1], "--corrupt"))
+		return corrupt_main(atoi(argv[2]), strtoull(argv[3], NULL, 0),
+				    argv[4]) || failed;
 	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		printf("# %s: %m\n0 passed, 1 failed\n", CODECTL_DEVICE);
