@@ -12,6 +12,10 @@
 #                         7.2 only when its toolchain is built, else it
 #                         says that 7.2 was skipped
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
+#   make check-debug      the guest suite and tracer tests on Debian's 6.12
+#                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
+#                         (scripts/debug-kernel.sh builds it first if it is
+#                         not cached; long, not part of check, see README)
 #   make toolchain-7.2    the sid root with gcc-16 that 7.2 modules are
 #                         built with (scripts/sid-root.sh; as root)
 #   make sparse           the module under sparse, for every stock kernel
@@ -64,7 +68,7 @@ PKG_SERIES ?= 6.1 7.2
 # The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module clean-module lib tools check check-unit check-vm \
+.PHONY: all module clean-module lib tools check check-unit check-vm check-debug \
 	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-synth \
 	install install-system packages check-packages clean
 
@@ -100,6 +104,9 @@ check:
 
 check-vm:
 	scripts/check.sh --vm-only $(SERIES)
+
+check-debug:
+	scripts/check.sh --debug
 
 toolchain-7.2:
 	scripts/sid-root.sh build 7.2

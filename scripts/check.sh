@@ -21,6 +21,15 @@
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
+#   scripts/check.sh --debug           ("make check-debug", not in "make check")
+#
+# --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
+# is not cached; long, see README), then on it build-debug-6.12,
+# vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
+# bounds_* and query_pid_* tests, rmmod-sleepers.sh) and tracers-debug-6.12,
+# with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
+# UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
+# fails its stage (scripts/vm-run.sh, KERNEL_PROBLEMS).
 #
 # Default series: 6.1 and 6.12, and 7.2 when its toolchain (the sid root
 # with gcc-16, `make toolchain-7.2`) is built; without it 7.2 is skipped,
@@ -43,10 +52,20 @@ logs=${CODECTL_LOG_DIR:-$cache/logs}
 	logs=$cache/logs/${top##*/}
 mkdir -p "$logs"
 
-vm_only=0
+vm_only=0 debug=0
+# Guest time limits are multiplied by this, and the guest suite's memory
+# (MB) is this (the debug kernel is slower, KASAN's shadow and kmemleak's
+# metadata take memory).
+tmul=1 vm_mem=1024
 if [ "${1:-}" = --vm-only ]; then
 	vm_only=1
 	shift
+elif [ "${1:-}" = --debug ]; then
+	debug=1 tmul=4 vm_mem=2048
+	shift
+	[ $# -eq 0 ] || { echo "check: --debug takes no series" >&2; exit 2; }
+	"$top/scripts/debug-kernel.sh" build || { echo "check: building the debug kernel failed"; exit 1; }
+	set -- debug-6.12
 fi
 total_p=0 total_f=0
 summary=()
@@ -120,7 +139,7 @@ vm_stage() {
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
 	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
-	"$top/scripts/vm-run.sh" -k "$series" -t 1200 \
+	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
 		-l "$logs/vm-$series.console" \
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
@@ -150,7 +169,7 @@ tracers_stage() {
 		"$top/scripts/sid-perf.sh" build >/dev/null || return 1
 		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
 	fi
-	"$top/scripts/vm-run.sh" -k "$series" -t 1200 -m 3072 \
+	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m 3072 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
@@ -179,7 +198,7 @@ start=$(date +%s)
 make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
 make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
 
-if [ $vm_only -eq 0 ]; then
+if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
 	run_stage unit make -s -C "$top/tests/unit" check
 	run_stage sframe "$top/tests/sframe/check.sh"
 	if [ -x "$cache/checkpatch/scripts/checkpatch.pl" ] ||
@@ -192,13 +211,13 @@ for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 	run_stage "vm-$s" vm_stage "$s"
 	run_stage "tracers-$s" tracers_stage "$s"
-	[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
-	[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
+	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
+	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done
 
 # The .debs built, installed with apt, upgraded and purged, for the
 # kernels the package test has roots for (scripts/pkg-test.sh).
-if [ $vm_only -eq 0 ]; then
+if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
 	pkg_series=()
 	for s in "$@"; do
 		case $s in 6.1 | 7.2) pkg_series+=("$s") ;; esac

@@ -13,6 +13,10 @@
 #   scripts/kernels.sh root SERIES        print the unpacked package root
 #   scripts/kernels.sh list               print the supported series
 #
+# debug-6.12 is not downloaded: scripts/debug-kernel.sh builds it from
+# Debian's 6.12 source in the same layout (`fetch debug-6.12` runs it);
+# every other command treats it as a series.
+#
 # A series is resolved to the newest linux-image-amd64 / linux-headers-amd64
 # meta package version found in its archives (`apt-cache madison`).  The
 # concrete packages (linux-image-KVER, linux-headers-KVER, -common and
@@ -46,6 +50,13 @@ SERIES_TABLE=(
 	"7.2   sid"
 )
 
+# Series built here from Debian's source rather than downloaded, each with
+# the script that builds it into the same layout (not part of "all", and not
+# fetched: `fetch` runs that script).
+LOCAL_SERIES=(
+	"debug-6.12 scripts/debug-kernel.sh"
+)
+
 # Bump when the cache layout below changes: stamps then no longer match and
 # the next fetch redoes the unpack.
 LAYOUT=2
@@ -65,6 +76,19 @@ series_names() {
 		read -r -a words <<<"$line"
 		echo "${words[0]}"
 	done
+}
+
+# local_builder: the script that builds $series, if it is a local series.
+local_builder() {
+	local line words
+	for line in "${LOCAL_SERIES[@]}"; do
+		read -r -a words <<<"$line"
+		if [ "${words[0]}" = "$series" ]; then
+			echo "${words[1]}"
+			return 0
+		fi
+	done
+	return 1
 }
 
 # series_suites SERIES: the archives of SERIES, one per line.
@@ -296,6 +320,12 @@ complete() {
 
 # need_fetched: fail unless $series was fetched completely.
 need_fetched() {
+	local builder
+	if builder=$(local_builder); then
+		[ -f "$CACHE/kernels/$series/stamp" ] && complete ||
+			die "series $series not built: run $builder build"
+		return 0
+	fi
 	series_suites >/dev/null # validates the name
 	[ -f "$CACHE/kernels/$series/stamp" ] ||
 		die "series $series not fetched: run scripts/kernels.sh fetch $series"
@@ -325,7 +355,10 @@ fetch)
 	mkdir -p "$CACHE/kernels"
 	exec 9>"$CACHE/kernels/.lock"
 	flock 9
-	if [ "$series" = all ]; then
+	if builder=$(local_builder); then
+		flock -u 9
+		exec "$repo/$builder" build
+	elif [ "$series" = all ]; then
 		for series in $(series_names); do fetch_series; done
 	else
 		fetch_series

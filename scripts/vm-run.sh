@@ -72,6 +72,14 @@ KERNEL_PROBLEMS=(
 	'blocked for more than'
 	'UBSAN:'
 	'KASAN:'
+	# the checkers of the debug kernel (scripts/debug-kernel.sh); lockdep's
+	# and debugobjects' splats are WARNINGs, KASAN's and KFENCE's and
+	# atomic-sleep's BUGs, these are the rest:
+	'KFENCE:'                       # BUG: KFENCE: use-after-free ...
+	'ODEBUG:'                       # debugobjects (RCU heads, timers, works)
+	'INFO: trying to register non-static key' # lockdep on an uninitialised lock
+	'suspected memory leak'         # kmemleak: N new suspected memory leaks
+	'unreferenced object 0x'        # kmemleak's report (printed after dmesg)
 )
 
 VM_MARK=CODECTL-VM
@@ -249,8 +257,18 @@ sh -c "\$(cat /codectl-vm-cmd)" </dev/null
 rc=\$?
 echo "$VM_MARK-COMMAND-END"
 dmesg -n 1 # no more console printk: it would interleave with the markers
+# Kernels with kmemleak (the debug kernel): a scan now, and another past
+# its minimum age of 5 s (an object is reported once it was unreferenced
+# in two scans with the same contents); the leaks go into the kernel log,
+# and kmemleak's report after it.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -w \$kmemleak ] && echo scan 2>/dev/null >\$kmemleak; then
+	sleep 6
+	echo scan >\$kmemleak
+fi
 echo "$VM_MARK-DMESG-BEGIN"
 dmesg
+[ ! -r \$kmemleak ] || cat \$kmemleak 2>/dev/null
 echo "$VM_MARK-DMESG-END"
 echo "$VM_MARK-EXIT=\$rc"
 sync

@@ -698,7 +698,7 @@ wait_for() {
 
 # --- 4a. rmmod during a storm --------------------------------------------------
 problems() {
-	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|codectl.*(leak|still)' | head -n 20
+	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption|codectl.*(leak|still)' | head -n 20
 }
 
 if [ -x "$storm" ] && loaded; then
@@ -954,7 +954,7 @@ else
 fi
 
 # --- 6. kernel log -----------------------------------------------------------
-problems=$(dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption' | head -n 20)
+problems=$(dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption' | head -n 20)
 check "no kernel warnings in dmesg" "$(echo "$problems" | head -n 1)" [ -z "$problems" ]
 [ -z "$problems" ] || echo "$problems" | sed 's/^/#   /'
 

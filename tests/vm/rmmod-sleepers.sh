@@ -33,7 +33,7 @@ not_ok() {
 }
 
 problems() {
-	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption' | head -n 20
+	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption' | head -n 20
 }
 
 # running PID: is PID alive (and not a zombie)?
