@@ -146,6 +146,7 @@ struct codectl_set {
  * @lock:	serialises writers of @set and @negs
  * @set:	the current registrations (RCU), NULL when there are none
  * @negs:	discovery's negative entries (RCU), or NULL
+ * @put_node:	in the list of subscriptions to put, once released
  */
 struct codectl_mm {
 	struct mmu_notifier mn;
@@ -154,6 +155,7 @@ struct codectl_mm {
 	struct mutex lock;		/* serialises writers of set, negs */
 	struct codectl_set __rcu *set;
 	struct codectl_negs __rcu *negs;
+	struct llist_node put_node;	/* released, its put to come */
 };
 
 /* Negative entries per address space at most; the oldest goes first. */

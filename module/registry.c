@@ -25,11 +25,13 @@
  * never change after insertion, so arrays share them freely.
  */
 #include <linux/hashtable.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include "codectl.h"
 #include "sframe.h"
@@ -489,14 +491,44 @@ static bool codectl_mm_unhash(struct codectl_mm *cmm)
 	return owner;
 }
 
-/* Empty the registry of an unhashed @cmm and drop the table's reference. */
-static void codectl_mm_retire(struct codectl_mm *cmm)
+/*
+ * Subscriptions of released address spaces are put in batches, a while
+ * later.  A put queues an SRCU callback, and exit_mmap() waits for an SRCU
+ * grace period after the ->release callbacks (mn_hlist_release()): with a
+ * callback pending that is a full grace period (measured: 14 ms under
+ * TCG, at every exit of a process that had a registry), without one the
+ * kernel expedites it.
+ */
+#define CODECTL_PUT_DELAY	(HZ / 4)
+
+static LLIST_HEAD(codectl_mm_puts);
+static atomic_t codectl_mm_releasing = ATOMIC_INIT(0);
+
+static void codectl_mm_put_fn(struct work_struct *work)
+{
+	struct llist_node *n = llist_del_all(&codectl_mm_puts);
+	struct codectl_mm *cmm, *t;
+
+	llist_for_each_entry_safe(cmm, t, n, put_node)
+		mmu_notifier_put(&cmm->mn);
+}
+
+static DECLARE_DELAYED_WORK(codectl_mm_put_work, codectl_mm_put_fn);
+
+/*
+ * Empty the registry of an unhashed @cmm and drop the table's reference:
+ * at once (@later false), or in the next batch.
+ */
+static void codectl_mm_retire(struct codectl_mm *cmm, bool later)
 {
 	mutex_lock(&cmm->lock);
 	codectl_mm_publish(cmm, NULL);
 	codectl_mm_publish_negs(cmm, NULL);
 	mutex_unlock(&cmm->lock);
-	mmu_notifier_put(&cmm->mn);
+	if (!later)
+		mmu_notifier_put(&cmm->mn);
+	else if (llist_add(&cmm->put_node, &codectl_mm_puts))
+		schedule_delayed_work(&codectl_mm_put_work, CODECTL_PUT_DELAY);
 }
 
 static struct mmu_notifier *codectl_mn_alloc(struct mm_struct *mm)
@@ -533,8 +565,11 @@ static void codectl_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct codectl_mm *cmm = to_cmm(mn);
 
+	/* Before the table: module exit waits for this once it has it. */
+	atomic_inc(&codectl_mm_releasing);
 	if (codectl_mm_unhash(cmm))
-		codectl_mm_retire(cmm);
+		codectl_mm_retire(cmm, true);
+	atomic_dec(&codectl_mm_releasing);
 }
 
 static bool codectl_keep_unhit(const struct codectl_reg *reg, u64 start,
@@ -976,8 +1011,10 @@ int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
  *
  * No file is open (the module could not be unloaded otherwise) and the
  * fork hook is gone, so only ->release of dying address spaces can race
- * with this; the table decides who owns each entry.  The caller then waits
- * for the subscriptions and arrays to be freed.
+ * with this; the table decides who owns each entry.  The puts a ->release
+ * left for later are made now, once no ->release that took an entry
+ * before this is still running.  The caller then waits for the
+ * subscriptions and arrays to be freed.
  */
 void codectl_registry_exit(void)
 {
@@ -993,6 +1030,10 @@ void codectl_registry_exit(void)
 		spin_unlock(&codectl_mm_table_lock);
 		if (!cmm)
 			break;
-		codectl_mm_retire(cmm);
+		codectl_mm_retire(cmm, false);
 	}
+	while (atomic_read(&codectl_mm_releasing))
+		cpu_relax();
+	cancel_delayed_work_sync(&codectl_mm_put_work);
+	codectl_mm_put_fn(NULL);
 }
