@@ -158,9 +158,14 @@ CODECTL_EXPORT int codectl_query_pid(pid_t pid, struct codectl_query_info *info)
 	return ret;
 }
 
+/*
+ * The struct as libcodectl 0.1 knew it: a caller built with an older
+ * header has no room for VER1 (options_map: call codectl() with the
+ * struct's size for it).
+ */
 CODECTL_EXPORT int codectl_version(struct codectl_version *version)
 {
-	return codectl(CODECTL_VERSION, version, sizeof(*version), 0);
+	return codectl(CODECTL_VERSION, version, CODECTL_VERSION_SIZE_VER0, 0);
 }
 
 CODECTL_EXPORT int codectl_check_sframe(struct codectl_sframe_check *check)

@@ -470,10 +470,15 @@ struct codectl_unwind_counters {
 extern struct codectl_unwind_counters codectl_unwind_counters;
 extern unsigned int codectl_max_frames;
 
+/* ioctl.c */
+int codectl_copy_out(void __user *udst, size_t usize, const void *src,
+		     size_t ksize);
+
 /* unwind.c */
 void codectl_unwind_current(struct codectl_trace *t, unsigned int flags);
 long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg);
+long codectl_unwind_stats_ioctl(void __user *ustats, size_t usize);
 int codectl_unwind_show(struct seq_file *m, void *v);
 extern const char * const codectl_frame_names[8];
 extern const char * const codectl_stop_names[16];
@@ -496,7 +501,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 void codectl_import_put(struct codectl_import *imp);
 bool codectl_import_verify(struct codectl_import *imp, struct file *file);
 bool codectl_import_has_file(const struct codectl_file_id *id);
-long codectl_import_ioctl(const void __user *uinfo);
+long codectl_import_ioctl(const void __user *uinfo, size_t usize);
 int codectl_imports_show(struct seq_file *m, void *v);
 void codectl_import_exit(void);
 
@@ -518,7 +523,8 @@ long codectl_harness_request(struct file *file, unsigned long arg);
 /* hooks.c: the tracer hooks */
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);
-long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs);
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs,
+			 size_t usize);
 #define CODECTL_HOOKS_ST_MAX	128
 unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 					 bool perf);

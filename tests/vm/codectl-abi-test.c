@@ -43,7 +43,7 @@
 
 static const struct test_case tests[] = {
 #define T(n, w) { #n, test_##n, w }
-	T(version, "VERSION reports ABI 1, options 0-4, limits"),
+	T(version, "VERSION reports the ABI, options 0-4, limits"),
 	T(version_counts, "VERSION nr_registrations/bytes follow registrations"),
 	T(params_access, "module parameters readable; writable by root only"),
 	T(elf_register_query, "REGISTER_ELF with all metadata, QUERY returns it"),
@@ -136,6 +136,9 @@ static const struct test_case tests[] = {
 	T(query_pid_redirected, "QUERY pid: a /proc redirected in a user+mount ns is refused"),
 	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
+	T(abi_version_options, "VERSION VER1: options past 63 in options_map; EINVAL, EFAULT"),
+	T(abi_import_sizes, "IMPORT: __reserved EINVAL, the VER0 number accepted, sizes"),
+	T(abi_ioctl_sizes, "UNWIND, UNWIND_STATS, HOOK_STATS: other sizes, tails, ENOTTY"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))

@@ -706,6 +706,30 @@ static void make_import_call(struct fuzz_thread *t, struct call *c)
 		c->must_fail = true;
 }
 
+/*
+ * The ioctls outside the option space accept any size from their VER0 up
+ * to CODECTL_INFO_SIZE_MAX (ABI 2): such a number is a real one.
+ */
+static bool sized_ioctl(unsigned long cmd)
+{
+	static const struct { unsigned long cmd; unsigned int ver0; } k[] = {
+		{ CODECTL_IOC_UNWIND, CODECTL_UNWIND_ARGS_SIZE_VER0 },
+		{ CODECTL_IOC_UNWIND_STATS, CODECTL_UNWIND_STATS_SIZE_VER0 },
+		{ CODECTL_IOC_HOOK_STATS, CODECTL_HOOK_STATS_SIZE_VER0 },
+		{ CODECTL_IOC_IMPORT, CODECTL_IMPORT_INFO_SIZE_VER0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (_IOC_DIR(cmd) == _IOC_DIR(k[i].cmd) &&
+		    _IOC_TYPE(cmd) == CODECTL_IOC_MAGIC &&
+		    _IOC_NR(cmd) == _IOC_NR(k[i].cmd) &&
+		    _IOC_SIZE(cmd) >= k[i].ver0 &&
+		    _IOC_SIZE(cmd) <= CODECTL_INFO_SIZE_MAX)
+			return true;
+	return false;
+}
+
 /* Draw one call; its info is written into the thread's scratch. */
 static void make_call(struct fuzz_thread *t, struct call *c)
 {
@@ -770,8 +794,8 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 			break;
 		}
 		c->cmd &= 0xffffffffUL;		/* the kernel's unsigned int */
-		if (c->cmd == CODECTL_IOC(_IOC_NR(c->cmd)) &&
-		    _IOC_NR(c->cmd) < CODECTL_NR_OPTIONS)
+		if ((c->cmd == CODECTL_IOC(_IOC_NR(c->cmd)) &&
+		     _IOC_NR(c->cmd) < CODECTL_NR_OPTIONS) || sized_ioctl(c->cmd))
 			c->cmd ^= 1UL << 30;	/* would be a real one */
 		c->kind = K_UNKNOWN;
 		c->a.info = one_in(r, 2) ? pick_wild(r) : (uintptr_t)s;
@@ -795,8 +819,12 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		fill_query(t, &u.q);
 		break;
 	case CODECTL_VERSION:
-		if (one_in(r, 4))
-			memset(&u.v, 0xff, sizeof(u.v));	/* all output */
+		if (one_in(r, 4))	/* VER0: all output */
+			memset(&u.v, 0xff, CODECTL_VERSION_SIZE_VER0);
+		if (one_in(r, 4)) {	/* VER1: options_map in scratch */
+			u.v.options_map = (uintptr_t)s + 2048 + 8 * below(r, 32);
+			u.v.options_map_words = below(r, 4);
+		}
 		break;
 	case CODECTL_CHECK_SFRAME:
 		fill_check(t, &u.chk);
@@ -816,6 +844,11 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		}
 		c->mutated = n;
 	}
+	/* A mutated options_map points nowhere we chose: keep it ours. */
+	if (opt == CODECTL_VERSION && u.v.options_map &&
+	    (u.v.options_map < (uintptr_t)s + 2048 ||
+	     u.v.options_map >= (uintptr_t)s + 2048 + 8 * 32))
+		u.v.options_map = (uintptr_t)s + 2048;
 	c->text_start = opt == CODECTL_REGISTER_JIT ? u.jit.text_start :
 			u.elf.text_start;
 	c->text_end = opt == CODECTL_REGISTER_JIT ? u.jit.text_end :

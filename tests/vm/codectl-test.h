@@ -319,5 +319,7 @@ TEST(query_pid_maps_fd); TEST(query_pid_redirected);
 TEST(discovery_sigkill);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
+/* t_abi.c: the extensibility of the ABI */
+TEST(abi_version_options); TEST(abi_import_sizes); TEST(abi_ioctl_sizes);
 
 #endif /* CODECTL_TEST_H */

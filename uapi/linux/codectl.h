@@ -47,8 +47,14 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-/* ABI version reported by CODECTL_VERSION; bumped on additions. */
-#define CODECTL_ABI_VERSION		1
+/*
+ * ABI version reported by CODECTL_VERSION; bumped on additions.
+ *   1  the first
+ *   2  codectl_version VER1 (options_map), codectl_import_info VER1
+ *      (__reserved), every ioctl outside the option space
+ *      size-extensible (below)
+ */
+#define CODECTL_ABI_VERSION		2
 
 /* Path of the device node. */
 #define CODECTL_DEVICE			"/dev/codectl"
@@ -474,15 +480,33 @@ struct codectl_query_info {
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers
- * @abi_version:	CODECTL_ABI_VERSION of the module
- * @__reserved:		0
- * @options:		bit n set when option n (< 64) is supported
- * @max_registrations:	per address space limit (module parameter)
- * @max_bytes:		per address space memory limit (module parameter)
- * @nr_registrations:	the caller's current registrations
- * @bytes:		kernel memory they use, counted against max_bytes
+ * @abi_version:	out: CODECTL_ABI_VERSION of the module
+ * @__reserved:		out: 0 (an output of VER0: not checked on input)
+ * @options:		out: bit n set when option n (< 64) is supported
+ * @max_registrations:	out: per address space limit (module parameter)
+ * @max_bytes:		out: per address space memory limit (module parameter)
+ * @nr_registrations:	out: the caller's current registrations
+ * @bytes:		out: kernel memory they use, counted against max_bytes
+ * @options_map:	in (VER1): pointer to an array of @options_map_words
+ *			__u64 words, or 0: bit (n % 64) of word (n / 64) is
+ *			set when option n is supported, for every option
+ *			number (past 63 too, where @options cannot say).
+ *			The kernel writes the words it knows and zeroes the
+ *			rest of the array; an array too short for
+ *			@nr_options gets the words that fit
+ * @options_map_words:	in (VER1): words at @options_map, at most
+ *			CODECTL_OPTIONS_MAP_WORDS_MAX; 0 with @options_map 0
+ * @nr_options:		out (VER1): one more than the highest option number
+ *			the module knows: (@nr_options + 63) / 64 words hold
+ *			every option
  *
- * Errors: only the common ones.
+ * Every VER0 field is output only (a caller's garbage there is
+ * overwritten, as it always was).  The VER1 inputs are checked.
+ *
+ * Errors: the common ones, and EINVAL (VER1: @options_map_words larger
+ * than CODECTL_OPTIONS_MAP_WORDS_MAX, or @options_map and
+ * @options_map_words not both 0 or both non-zero), EFAULT (@options_map
+ * cannot be written).
  */
 struct codectl_version {
 	__u32 abi_version;
@@ -492,9 +516,14 @@ struct codectl_version {
 	__u64 max_bytes;
 	__u64 nr_registrations;
 	__u64 bytes;
+	__u64 options_map;
+	__u32 options_map_words;
+	__u32 nr_options;
 };
 
 #define CODECTL_VERSION_SIZE_VER0	48
+#define CODECTL_VERSION_SIZE_VER1	64	/* options_map */
+#define CODECTL_OPTIONS_MAP_WORDS_MAX	512	/* 32768 options */
 
 /*
  * Why an SFrame section was refused (codectl_sframe_check.error).  The
@@ -579,6 +608,19 @@ struct codectl_sframe_check {
  * The ioctls below let a program see what they would get for its own
  * stack; they are not codectl(2) options, so their numbers lie outside the
  * option space (_IOC_NR 0x40 and up, other sizes).
+ *
+ * Extensibility of the ioctls outside the option space (UNWIND,
+ * UNWIND_STATS, HOOK_STATS, IMPORT): the size field of the ioctl number
+ * (_IOC_SIZE) is the size of the struct as the caller knows it.  The
+ * module accepts an ioctl with that _IOC_NR and direction for any size
+ * from the struct's *_SIZE_VER0 up to CODECTL_INFO_SIZE_MAX, and reads
+ * (_IOW, _IOWR) with copy_struct_from_user() semantics: a shorter struct
+ * is zero-extended, a longer one is accepted only if the bytes the module
+ * does not know are zero (else E2BIG).  It writes back (_IOR, _IOWR)
+ * min(caller's size, its own) bytes and zeroes the rest of the caller's
+ * struct.  A size outside that range is an unknown ioctl: ENOTTY.  The
+ * CODECTL_IOC_* macros below use this header's sizes; a program built
+ * with an older header keeps its older sizes and keeps working.
  */
 
 /*
@@ -710,6 +752,8 @@ struct codectl_unwind_args {
 	__u64 ns;
 };
 
+#define CODECTL_UNWIND_ARGS_SIZE_VER0	48
+
 /**
  * struct codectl_trace_record - one deferred trace, as read() returns it
  * @cookie:	the cookie CODECTL_IOC_UNWIND_REQUEST returned; every
@@ -773,6 +817,8 @@ struct codectl_unwind_stats {
 	__u64 requests;
 	__u64 callbacks;
 };
+
+#define CODECTL_UNWIND_STATS_SIZE_VER0	216
 
 /**
  * struct codectl_selftest_args - CODECTL_IOC_SELFTEST_START / _STOP
@@ -903,6 +949,8 @@ struct codectl_hook_stats {
 	__u64 stops[16];
 };
 
+#define CODECTL_HOOK_STATS_SIZE_VER0	288
+
 #define CODECTL_HOOK_ATTACHED		0x1	/* the kprobe is registered */
 #define CODECTL_HOOK_FTRACE		0x2	/* ... on the ftrace site */
 
@@ -953,6 +1001,10 @@ struct codectl_hook_stats {
  *		64-bit x86-64 ELF, not open for writing anywhere)
  * @flags:	0, CODECTL_IMPORT_REMOVE (@fd only) or CODECTL_IMPORT_CLEAR
  *		(nothing else is read)
+ * @__reserved:	(VER1) must be 0 (EINVAL); callers built with an older
+ *		header have a struct of CODECTL_IMPORT_INFO_SIZE_VER0 bytes
+ *		and an ioctl number of that size, which the module still
+ *		accepts (see "Extensibility" above)
  *
  * The section is checked as CODECTL_REGISTER_ELF checks one (every FDE
  * and FRE, whatever validate_sframe says), its functions inside the
@@ -969,7 +1021,8 @@ struct codectl_hook_stats {
  *
  * Errors:
  *   EPERM    the caller lacks CAP_SYS_ADMIN.
- *   EINVAL   unknown @flags or both of them; @sframe_vaddr 0, not page
+ *   EINVAL   unknown @flags or both of them, a non-zero @__reserved;
+ *            @sframe_vaddr 0, not page
  *            aligned, or the section would wrap or end above the user
  *            address space; @sframe_size 0.
  *   EBADF    @fd is not an open file descriptor.
@@ -994,7 +1047,11 @@ struct codectl_import_info {
 	__u64 sframe_vaddr;
 	__s32 fd;
 	__u32 flags;
+	__u64 __reserved;
 };
+
+#define CODECTL_IMPORT_INFO_SIZE_VER0	32
+#define CODECTL_IMPORT_INFO_SIZE_VER1	40	/* __reserved */
 
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)
