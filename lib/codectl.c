@@ -209,13 +209,17 @@ CODECTL_EXPORT int codectl_unwind_self(struct codectl_unwind_args *args)
 	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND, args);
 }
 
+/*
+ * Deferred trace requests were a test facility of the module's ABI 1 and
+ * 2; since ABI 3 they are the test module's (tests/vm/testmod), never
+ * installed.  Kept for the library's ABI: fails with ENOTTY, as the
+ * module's ioctl would.
+ */
 CODECTL_EXPORT int codectl_unwind_request(uint64_t *cookie)
 {
-	int fd = codectl_get_fd();
-
-	if (fd < 0)
-		return -1;
-	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie);
+	(void)cookie;
+	errno = ENOTTY;
+	return -1;
 }
 
 CODECTL_EXPORT int codectl_unwind_stats(struct codectl_unwind_stats *stats)

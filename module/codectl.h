@@ -189,7 +189,6 @@ struct codectl_stats {
 	atomic_long_t unmap_nomem;	/* ... all of them, for want of memory */
 	atomic_long_t unwind_tasks;	/* per-task deferred-unwind states */
 	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
-	atomic_long_t trace_records;	/* records queued on open files */
 	atomic_long_t negatives;	/* discovery's negative entries */
 	atomic_long_t shared_tables;	/* flat tables shared across mms */
 	atomic_long_t shared_bytes;	/* memory they hold */
@@ -510,16 +509,6 @@ int codectl_deferred_init(void);
 void codectl_deferred_exit(void);
 void codectl_deferred_flush(void);
 
-/* harness.c: CODECTL_IOC_UNWIND_REQUEST and read() on the device */
-int codectl_harness_init(void);
-void codectl_harness_exit(void);
-int codectl_harness_open(struct inode *inode, struct file *file);
-int codectl_harness_release(struct inode *inode, struct file *file);
-ssize_t codectl_harness_read(struct file *file, char __user *buf,
-			     size_t len, loff_t *ppos);
-__poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt);
-long codectl_harness_request(struct file *file, unsigned long arg);
-
 /* hooks.c: the tracer hooks */
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);
@@ -530,9 +519,15 @@ unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 					 bool perf);
 int codectl_hooks_show(struct seq_file *m, void *v);
 
-/* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */
-long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg);
-void codectl_selftest_exit(void);
+/*
+ * What the test module (tests/vm/testmod, codectl_test.ko) uses, exported
+ * in the symbol namespace CODECTL_TEST, and nothing more: the tracer
+ * hooks' walk on given registers (the self-test's NMIs), the deferred
+ * unwinder's flush (its STOP), and CODECTL_IOC_UNWIND with
+ * CODECTL_UNWIND_NOFAULT (the hooks' walk in the caller's context), which
+ * the product's ioctl refuses.
+ */
+#define CODECTL_UNWIND_NOFAULT		0x8
+long codectl_test_unwind(void __user *uargs, size_t usize);
 
 #endif /* CODECTL_INTERNAL_H */

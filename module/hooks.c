@@ -254,6 +254,8 @@ unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 	return c.nr;
 }
 
+CODECTL_EXPORT_TEST(codectl_hooks_selftest_walk);
+
 /* ---- the kprobes ------------------------------------------------------ */
 
 /*

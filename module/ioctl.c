@@ -270,16 +270,10 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct codectl_args args;
 
-	/* Unwinding ioctls: not codectl(2) options, numbers above them. */
-	switch (cmd) {
-	case CODECTL_IOC_UNWIND_REQUEST:
-		return codectl_harness_request(file, arg);
-	case CODECTL_IOC_SELFTEST_START:
-	case CODECTL_IOC_SELFTEST_STOP:
-		return codectl_selftest_ioctl(file, cmd, arg);
-	}
-
-	/* Size-extensible ones: their struct's size is _IOC_SIZE(cmd). */
+	/*
+	 * Unwinding ioctls: not codectl(2) options, numbers above them;
+	 * size-extensible, their struct's size is _IOC_SIZE(cmd).
+	 */
 	switch (CODECTL_IOC_NOSIZE(cmd)) {
 	case CODECTL_IOC_NOSIZE(CODECTL_IOC_UNWIND_STATS):
 		if (!codectl_ioc_size_ok(cmd, CODECTL_UNWIND_STATS_SIZE_VER0))

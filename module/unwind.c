@@ -1062,7 +1062,7 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 /* ---- ioctls and debugfs ---------------------------------------------- */
 
 static long codectl_unwind_self(struct codectl_unwind_args __user *uargs,
-				size_t usize)
+				size_t usize, unsigned int flags_all)
 {
 	struct codectl_unwind_args args;
 	struct codectl_trace t = { };
@@ -1074,7 +1074,7 @@ static long codectl_unwind_self(struct codectl_unwind_args __user *uargs,
 	if (ret)
 		return ret;
 	if (!args.max_frames || args.max_frames > CODECTL_UNWIND_MAX_FRAMES ||
-	    args.flags & ~CODECTL_UNWIND_FLAGS_ALL || args.__reserved)
+	    args.flags & ~flags_all || args.__reserved)
 		return -EINVAL;
 	t.max = args.max_frames;
 	t.ips = kvmalloc_array(t.max, sizeof(*t.ips), GFP_KERNEL_ACCOUNT);
@@ -1140,8 +1140,27 @@ static void codectl_unwind_stats_get(struct codectl_unwind_stats *s)
 long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
-	return codectl_unwind_self((void __user *)arg, _IOC_SIZE(cmd));
+	return codectl_unwind_self((void __user *)arg, _IOC_SIZE(cmd),
+				   CODECTL_UNWIND_FLAGS_ALL);
 }
+
+/**
+ * codectl_test_unwind() - CODECTL_IOC_UNWIND for the test module, with
+ *	CODECTL_UNWIND_NOFAULT: the tracer hooks' walk in the caller's context
+ * @uargs:	the caller's struct codectl_unwind_args
+ * @usize:	its size as the caller knows it
+ *
+ * Context: task context.
+ * Return: 0 or a negative errno, as for CODECTL_IOC_UNWIND.
+ */
+long codectl_test_unwind(void __user *uargs, size_t usize)
+{
+	return codectl_unwind_self(uargs, usize,
+				   CODECTL_UNWIND_FLAGS_ALL |
+				   CODECTL_UNWIND_NOFAULT);
+}
+
+CODECTL_EXPORT_TEST(codectl_test_unwind);
 
 /**
  * codectl_unwind_stats_ioctl() - CODECTL_IOC_UNWIND_STATS

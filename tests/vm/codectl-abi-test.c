@@ -139,6 +139,7 @@ static const struct test_case tests[] = {
 	T(abi_version_options, "VERSION VER1: options past 63 in options_map; EINVAL, EFAULT"),
 	T(abi_import_sizes, "IMPORT: __reserved EINVAL, the VER0 number accepted, sizes"),
 	T(abi_ioctl_sizes, "UNWIND, UNWIND_STATS, HOOK_STATS: other sizes, tails, ENOTTY"),
+	T(abi_no_test_facilities, "UNWIND_REQUEST, read, SELFTEST, NOFAULT: the test module's only"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
@@ -195,6 +196,7 @@ static int run_one(const struct test_case *tc)
 
 	t_failures = 0;
 	t_reason[0] = t_skip[0] = 0;
+	g_tfd = cc_topen();
 	g_fd = cc_open();
 	if (g_fd < 0) {
 		FAIL("open " CODECTL_DEVICE ": %s", ename(g_fd));
@@ -227,6 +229,9 @@ static int run_one(const struct test_case *tc)
 	}
 	close(g_fd);
 	g_fd = -1;
+	if (g_tfd >= 0)
+		close(g_tfd);
+	g_tfd = -ENOENT;
 	return rc;
 }
 

@@ -11,6 +11,7 @@
  *   abi_ioctl_sizes      UNWIND, UNWIND_STATS, HOOK_STATS of other sizes:
  *                        zero tail accepted, non-zero tail E2BIG, output
  *                        tail zeroed, sizes outside VER0..4096 ENOTTY
+ *   abi_no_test_facilities  the test facilities are the test module's
  *
  * Each fails against a module of ABI 1 (before these changes): there the
  * VER1 VERSION struct's non-zero tail is E2BIG and every ioctl number of
@@ -264,5 +265,57 @@ TEST(abi_ioctl_sizes)
 	EXPECT_RC(cc_ioctl(g_fd, ioc_sized(CODECTL_IOC_HOOK_STATS,
 					   CODECTL_HOOK_STATS_SIZE_VER0 - 8),
 			   &h), ENOTTY, "HOOK_STATS of VER0 - 8 bytes");
+	return T_PASS;
+}
+
+/*
+ * The test facilities are not the product (ABI 3): on /dev/codectl the
+ * numbers of UNWIND_REQUEST and SELFTEST_START/STOP are unknown, read()
+ * has nothing, CODECTL_UNWIND_NOFAULT is an unknown flag; the test
+ * module's /dev/codectl_test has them.  Against a module of ABI 2 or
+ * older (main) UNWIND_REQUEST and NOFAULT succeed.
+ */
+TEST(abi_no_test_facilities)
+{
+	const unsigned long req = _IOR(CODECTL_IOC_MAGIC, 0x41, __u64);
+	const unsigned long start = _IOW(CODECTL_IOC_MAGIC, 0x43,
+					 struct codectl_selftest_args);
+	const unsigned long stop = _IOWR(CODECTL_IOC_MAGIC, 0x44,
+					 struct codectl_selftest_args);
+	struct codectl_selftest_args sa;
+	struct codectl_unwind_args a;
+	uint64_t cookie = 0, ips[16], buf[64];
+	ssize_t n;
+
+	EXPECT_RC(cc_ioctl(g_fd, req, &cookie), ENOTTY,
+		  "UNWIND_REQUEST's old number on " CODECTL_DEVICE);
+	memset(&sa, 0, sizeof(sa));
+	sa.period_us = 1000;
+	EXPECT_RC(cc_ioctl(g_fd, start, &sa), ENOTTY,
+		  "SELFTEST_START's old number on " CODECTL_DEVICE);
+	EXPECT_RC(cc_ioctl(g_fd, stop, &sa), ENOTTY,
+		  "SELFTEST_STOP's old number on " CODECTL_DEVICE);
+	n = read(g_fd, buf, sizeof(buf));
+	EXPECT(n < 0 && errno == EINVAL, "read() of " CODECTL_DEVICE
+	       ": %zd (%s), expected EINVAL", n, n < 0 ? ename(errno) : "-");
+	memset(&a, 0, sizeof(a));
+	a.ips = (uintptr_t)ips;
+	a.max_frames = 16;
+	a.flags = CODECTL_UNWIND_NOFAULT;
+	EXPECT_RC(cc_ioctl(g_fd, CODECTL_IOC_UNWIND, &a), EINVAL,
+		  "UNWIND with NOFAULT on " CODECTL_DEVICE);
+	/* The test module has them (the suite loads it). */
+	REQUIRE(g_tfd >= 0, "open " CODECTL_TEST_DEVICE ": %s", ename(g_tfd));
+	EXPECT_RC(cc_ioctl(g_tfd, CODECTL_TEST_IOC_UNWIND, &a), 0,
+		  "UNWIND with NOFAULT on " CODECTL_TEST_DEVICE);
+	/* A walk ran (its frames are the unwind tests' business). */
+	printf("# NOFAULT walk through glibc's ioctl(): %u frames, stop %u\n",
+	       a.nr, a.stop);
+	EXPECT(a.stop > 0 && a.stop < CODECTL_STOP_NR, "NOFAULT walk: stop %u",
+	       a.stop);
+	EXPECT_RC(cc_ioctl(g_tfd, CODECTL_TEST_IOC_UNWIND_REQUEST, &cookie), 0,
+		  "UNWIND_REQUEST on " CODECTL_TEST_DEVICE);
+	EXPECT(cookie != 0, "cookie 0");
+out:
 	return T_PASS;
 }

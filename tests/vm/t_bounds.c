@@ -489,7 +489,11 @@ static int unwind_at(uint8_t *code, void *sp, unsigned int flags,
 		a->max_frames = max;
 		a->flags = flags;
 		t0 = now_ns();
-		rc = ((tramp_fn)(uintptr_t)code)(g_fd, CODECTL_IOC_UNWIND, a,
+		/* NOFAULT: the test module's ioctl (codectl_test.ko). */
+		rc = flags & CODECTL_UNWIND_NOFAULT ?
+		     ((tramp_fn)(uintptr_t)code)(g_tfd, CODECTL_TEST_IOC_UNWIND,
+						 a, sp) :
+		     ((tramp_fn)(uintptr_t)code)(g_fd, CODECTL_IOC_UNWIND, a,
 						 sp);
 		t = (now_ns() - t0) / 1000;
 		if (t < *us)
