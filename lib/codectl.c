@@ -158,9 +158,14 @@ CODECTL_EXPORT int codectl_query_pid(pid_t pid, struct codectl_query_info *info)
 	return ret;
 }
 
+/*
+ * The struct as libcodectl 0.1 knew it: a caller built with an older
+ * header has no room for VER1 (options_map: call codectl() with the
+ * struct's size for it).
+ */
 CODECTL_EXPORT int codectl_version(struct codectl_version *version)
 {
-	return codectl(CODECTL_VERSION, version, sizeof(*version), 0);
+	return codectl(CODECTL_VERSION, version, CODECTL_VERSION_SIZE_VER0, 0);
 }
 
 CODECTL_EXPORT int codectl_check_sframe(struct codectl_sframe_check *check)
@@ -204,13 +209,17 @@ CODECTL_EXPORT int codectl_unwind_self(struct codectl_unwind_args *args)
 	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND, args);
 }
 
+/*
+ * Deferred trace requests were a test facility of the module's ABI 1 and
+ * 2; since ABI 3 they are the test module's (tests/vm/testmod), never
+ * installed.  Kept for the library's ABI: fails with ENOTTY, as the
+ * module's ioctl would.
+ */
 CODECTL_EXPORT int codectl_unwind_request(uint64_t *cookie)
 {
-	int fd = codectl_get_fd();
-
-	if (fd < 0)
-		return -1;
-	return codectl_raw_ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie);
+	(void)cookie;
+	errno = ENOTTY;
+	return -1;
 }
 
 CODECTL_EXPORT int codectl_unwind_stats(struct codectl_unwind_stats *stats)

@@ -70,13 +70,23 @@ static int import_layout(int fd, struct import_layout *l)
 	return 0;
 }
 
+/*
+ * A module older than ABI 2 knows only the VER0 struct's ioctl number:
+ * ENOTTY for the new one, then the VER0 number (its __reserved is 0).
+ */
 static int import_ioctl(struct codectl_import_info *info)
 {
 	int fd = codectl_get_fd();
+	int ret;
 
 	if (fd < 0)
 		return -1;
-	return ioctl(fd, CODECTL_IOC_IMPORT, info);
+	ret = ioctl(fd, CODECTL_IOC_IMPORT, info);
+	if (ret && errno == ENOTTY)
+		ret = ioctl(fd, _IOC(_IOC_WRITE, CODECTL_IOC_MAGIC,
+				     _IOC_NR(CODECTL_IOC_IMPORT),
+				     CODECTL_IMPORT_INFO_SIZE_VER0), info);
+	return ret;
 }
 
 CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,

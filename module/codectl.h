@@ -191,7 +191,6 @@ struct codectl_stats {
 	atomic_long_t unmap_nomem;	/* ... all of them, for want of memory */
 	atomic_long_t unwind_tasks;	/* per-task deferred-unwind states */
 	atomic_long_t unwind_works;	/* deferred unwinds queued, not yet run */
-	atomic_long_t trace_records;	/* records queued on open files */
 	atomic_long_t negatives;	/* discovery's negative entries */
 	atomic_long_t shared_tables;	/* flat tables shared across mms */
 	atomic_long_t shared_bytes;	/* memory they hold */
@@ -472,10 +471,15 @@ struct codectl_unwind_counters {
 extern struct codectl_unwind_counters codectl_unwind_counters;
 extern unsigned int codectl_max_frames;
 
+/* ioctl.c */
+int codectl_copy_out(void __user *udst, size_t usize, const void *src,
+		     size_t ksize);
+
 /* unwind.c */
 void codectl_unwind_current(struct codectl_trace *t, unsigned int flags);
 long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg);
+long codectl_unwind_stats_ioctl(void __user *ustats, size_t usize);
 int codectl_unwind_show(struct seq_file *m, void *v);
 extern const char * const codectl_frame_names[8];
 extern const char * const codectl_stop_names[16];
@@ -498,7 +502,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 void codectl_import_put(struct codectl_import *imp);
 bool codectl_import_verify(struct codectl_import *imp, struct file *file);
 bool codectl_import_has_file(const struct codectl_file_id *id);
-long codectl_import_ioctl(const void __user *uinfo);
+long codectl_import_ioctl(const void __user *uinfo, size_t usize);
 int codectl_imports_show(struct seq_file *m, void *v);
 void codectl_import_exit(void);
 
@@ -507,28 +511,25 @@ int codectl_deferred_init(void);
 void codectl_deferred_exit(void);
 void codectl_deferred_flush(void);
 
-/* harness.c: CODECTL_IOC_UNWIND_REQUEST and read() on the device */
-int codectl_harness_init(void);
-void codectl_harness_exit(void);
-int codectl_harness_open(struct inode *inode, struct file *file);
-int codectl_harness_release(struct inode *inode, struct file *file);
-ssize_t codectl_harness_read(struct file *file, char __user *buf,
-			     size_t len, loff_t *ppos);
-__poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt);
-long codectl_harness_request(struct file *file, unsigned long arg);
-
 /* hooks.c: the tracer hooks */
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);
-long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs);
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs,
+			 size_t usize);
 #define CODECTL_HOOKS_ST_MAX	128
 unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 					 bool perf);
 int codectl_hooks_show(struct seq_file *m, void *v);
 
-/* selftest.c: CODECTL_IOC_SELFTEST_START/STOP */
-long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg);
-void codectl_selftest_exit(void);
+/*
+ * What the test module (tests/vm/testmod, codectl_test.ko) uses, exported
+ * in the symbol namespace CODECTL_TEST, and nothing more: the tracer
+ * hooks' walk on given registers (the self-test's NMIs), the deferred
+ * unwinder's flush (its STOP), and CODECTL_IOC_UNWIND with
+ * CODECTL_UNWIND_NOFAULT (the hooks' walk in the caller's context), which
+ * the product's ioctl refuses.
+ */
+#define CODECTL_UNWIND_NOFAULT		0x8
+long codectl_test_unwind(void __user *uargs, size_t usize);
 
 #endif /* CODECTL_INTERNAL_H */

@@ -125,4 +125,19 @@ struct unwind_stacktrace {
 };
 #endif
 
+/*
+ * What the test module (tests/vm/testmod) uses is exported in the symbol
+ * namespace CODECTL_TEST.  Namespaces are string literals from 6.13 on,
+ * bare words before (HAVE_NS_STRING, probe.sh).
+ */
+#include <linux/export.h>
+#include <linux/module.h>
+#ifdef HAVE_NS_STRING
+#define CODECTL_EXPORT_TEST(sym)	EXPORT_SYMBOL_NS_GPL(sym, "CODECTL_TEST")
+#define CODECTL_IMPORT_TEST()		MODULE_IMPORT_NS("CODECTL_TEST")
+#else
+#define CODECTL_EXPORT_TEST(sym)	EXPORT_SYMBOL_NS_GPL(sym, CODECTL_TEST)
+#define CODECTL_IMPORT_TEST()		MODULE_IMPORT_NS(CODECTL_TEST)
+#endif
+
 #endif /* CODECTL_COMPAT_H */

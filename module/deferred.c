@@ -602,6 +602,8 @@ void codectl_deferred_flush(void)
 		codectl_dslot_deliver(s, false);
 }
 
+CODECTL_EXPORT_TEST(codectl_deferred_flush);
+
 int codectl_deferred_init(void)
 {
 	unsigned int i;

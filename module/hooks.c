@@ -254,6 +254,8 @@ unsigned int codectl_hooks_selftest_walk(struct pt_regs *regs, u64 *buf,
 	return c.nr;
 }
 
+CODECTL_EXPORT_TEST(codectl_hooks_selftest_walk);
+
 /* ---- the kprobes ------------------------------------------------------ */
 
 /*
@@ -502,16 +504,21 @@ static const struct codectl_hook *codectl_hook_nth(unsigned int n)
 /**
  * codectl_hooks_ioctl() - CODECTL_IOC_HOOK_STATS
  * @uargs:	struct codectl_hook_stats with its index
+ * @usize:	its size as the caller knows it
  *
- * Return: 0, -EFAULT, -EINVAL (reserved field), -ENOENT (no such hook).
+ * Return: 0, -EFAULT, -EINVAL (reserved field), -E2BIG (a longer struct
+ * with a non-zero tail), -ENOENT (no such hook).
  */
-long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs)
+long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs,
+			 size_t usize)
 {
 	const struct codectl_hook *h;
 	struct codectl_hook_stats s;
+	int ret;
 
-	if (copy_from_user(&s, uargs, sizeof(s)))
-		return -EFAULT;
+	ret = copy_struct_from_user(&s, sizeof(s), uargs, usize);
+	if (ret)
+		return ret;
 	if (s.__reserved)
 		return -EINVAL;
 	mutex_lock(&codectl_hooks_lock);
@@ -521,7 +528,7 @@ long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs)
 	mutex_unlock(&codectl_hooks_lock);
 	if (!h)
 		return -ENOENT;
-	return copy_to_user(uargs, &s, sizeof(s)) ? -EFAULT : 0;
+	return codectl_copy_out(uargs, usize, &s, sizeof(s));
 }
 
 /**

@@ -389,11 +389,12 @@ out:
 /**
  * codectl_import_ioctl() - CODECTL_IOC_IMPORT
  * @uinfo:	user pointer to struct codectl_import_info
+ * @usize:	its size as the caller knows it (VER0 or more)
  *
  * Context: task context.
  * Return: 0 or the errnos documented in uapi/linux/codectl.h.
  */
-long codectl_import_ioctl(const void __user *uinfo)
+long codectl_import_ioctl(const void __user *uinfo, size_t usize)
 {
 	struct codectl_import_info info;
 	struct codectl_file_id id;
@@ -402,10 +403,11 @@ long codectl_import_ioctl(const void __user *uinfo)
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (copy_from_user(&info, uinfo, sizeof(info)))
-		return -EFAULT;
+	ret = copy_struct_from_user(&info, sizeof(info), uinfo, usize);
+	if (ret)
+		return ret;
 	if ((info.flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
-	    info.flags == CODECTL_IMPORT_FLAGS_ALL)
+	    info.flags == CODECTL_IMPORT_FLAGS_ALL || info.__reserved)
 		return -EINVAL;
 	if (info.flags & CODECTL_IMPORT_CLEAR) {
 		codectl_import_drop(NULL);

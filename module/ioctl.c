@@ -33,19 +33,33 @@ static int codectl_copy_info(void *dst, size_t ksize, size_t ver0,
 				     args->info_size);
 }
 
+/**
+ * codectl_copy_out() - write a struct back to a caller of another size
+ * @udst:	the caller's struct
+ * @usize:	its size as the caller knows it
+ * @src:	ours
+ * @ksize:	its size
+ *
+ * Writes min(@usize, @ksize) bytes, then zeroes the rest of the caller's.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int codectl_copy_out(void __user *udst, size_t usize, const void *src,
+		     size_t ksize)
+{
+	if (copy_to_user(udst, src, min(usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(udst + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
 /* Write an answer back: min(caller's size, ours), then zero the rest. */
 static int codectl_copy_answer(const struct codectl_args *args,
 			       const void *src, size_t ksize)
 {
-	void __user *uinfo = u64_to_user_ptr(args->info);
-	size_t n = min_t(size_t, args->info_size, ksize);
-
-	if (copy_to_user(uinfo, src, n))
-		return -EFAULT;
-	if (args->info_size > ksize &&
-	    clear_user(uinfo + ksize, args->info_size - ksize))
-		return -EFAULT;
-	return 0;
+	return codectl_copy_out(u64_to_user_ptr(args->info), args->info_size,
+				src, ksize);
 }
 
 /* The scalar checks of struct codectl_elf_info, in the documented order. */
@@ -194,13 +208,19 @@ static long codectl_check_sframe_option(const struct codectl_args *args)
 static long codectl_version(const struct codectl_args *args)
 {
 	struct codectl_version v;
-	unsigned int nr;
+	unsigned int nr, words;
 	size_t bytes;
+	u64 map;
 	int ret;
 
 	ret = codectl_copy_info(&v, sizeof(v), CODECTL_VERSION_SIZE_VER0, args);
 	if (ret)
 		return ret;
+	/* VER1's inputs; the VER0 fields are all output. */
+	map = v.options_map;
+	words = v.options_map_words;
+	if (words > CODECTL_OPTIONS_MAP_WORDS_MAX || !map != !words)
+		return -EINVAL;
 	codectl_mm_usage(codectl_mm_find(current->mm), &nr, &bytes);
 	memset(&v, 0, sizeof(v));
 	v.abi_version = CODECTL_ABI_VERSION;
@@ -209,7 +229,33 @@ static long codectl_version(const struct codectl_args *args)
 	v.max_bytes = READ_ONCE(codectl_max_bytes);
 	v.nr_registrations = nr;
 	v.bytes = bytes;
+	v.options_map = map;
+	v.options_map_words = words;
+	v.nr_options = CODECTL_NR_OPTIONS;
+	if (words) {
+		/* Options are numbered from 0 without gaps: word 0 says all. */
+		u64 known[DIV_ROUND_UP(CODECTL_NR_OPTIONS, 64)] = { v.options };
+
+		ret = codectl_copy_out(u64_to_user_ptr(map),
+				       words * sizeof(u64), known,
+				       sizeof(known));
+		if (ret)
+			return ret;
+	}
 	return codectl_copy_answer(args, &v, sizeof(v));
+}
+
+/*
+ * The ioctls outside the option space are matched without their size
+ * field: the caller's struct may be of any size from the struct's VER0 up
+ * to CODECTL_INFO_SIZE_MAX (uapi/linux/codectl.h, "Extensibility").
+ */
+#define CODECTL_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+static bool codectl_ioc_size_ok(unsigned int cmd, size_t ver0)
+{
+	return _IOC_SIZE(cmd) >= ver0 &&
+	       _IOC_SIZE(cmd) <= CODECTL_INFO_SIZE_MAX;
 }
 
 /**
@@ -224,26 +270,33 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct codectl_args args;
 
-	/* Unwinding ioctls: not codectl(2) options, numbers above them. */
-	switch (cmd) {
-	case CODECTL_IOC_UNWIND_STATS:
+	/*
+	 * Unwinding ioctls: not codectl(2) options, numbers above them;
+	 * size-extensible, their struct's size is _IOC_SIZE(cmd).
+	 */
+	switch (CODECTL_IOC_NOSIZE(cmd)) {
+	case CODECTL_IOC_NOSIZE(CODECTL_IOC_UNWIND_STATS):
+		if (!codectl_ioc_size_ok(cmd, CODECTL_UNWIND_STATS_SIZE_VER0))
+			return -ENOTTY;
 		/* System-wide counts of everyone's unwinds: as for perf. */
 		if (!perfmon_capable())
 			return -EPERM;
-		fallthrough;
-	case CODECTL_IOC_UNWIND:
+		return codectl_unwind_stats_ioctl((void __user *)arg,
+						  _IOC_SIZE(cmd));
+	case CODECTL_IOC_NOSIZE(CODECTL_IOC_UNWIND):
+		if (!codectl_ioc_size_ok(cmd, CODECTL_UNWIND_ARGS_SIZE_VER0))
+			return -ENOTTY;
 		return codectl_unwind_ioctl(file, cmd, arg);
-	case CODECTL_IOC_UNWIND_REQUEST:
-		return codectl_harness_request(file, arg);
-	case CODECTL_IOC_SELFTEST_START:
-	case CODECTL_IOC_SELFTEST_STOP:
-		return codectl_selftest_ioctl(file, cmd, arg);
-	case CODECTL_IOC_HOOK_STATS:
+	case CODECTL_IOC_NOSIZE(CODECTL_IOC_HOOK_STATS):
+		if (!codectl_ioc_size_ok(cmd, CODECTL_HOOK_STATS_SIZE_VER0))
+			return -ENOTTY;
 		if (!perfmon_capable())
 			return -EPERM;
-		return codectl_hooks_ioctl((void __user *)arg);
-	case CODECTL_IOC_IMPORT:
-		return codectl_import_ioctl((void __user *)arg);
+		return codectl_hooks_ioctl((void __user *)arg, _IOC_SIZE(cmd));
+	case CODECTL_IOC_NOSIZE(CODECTL_IOC_IMPORT):
+		if (!codectl_ioc_size_ok(cmd, CODECTL_IMPORT_INFO_SIZE_VER0))
+			return -ENOTTY;
+		return codectl_import_ioctl((void __user *)arg, _IOC_SIZE(cmd));
 	}
 
 	/* An option this module lacks is ENOTTY, whatever its argument. */

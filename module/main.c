@@ -41,10 +41,6 @@ struct codectl_stats codectl_stats;
 
 static const struct file_operations codectl_fops = {
 	.owner		= THIS_MODULE,
-	.open		= codectl_harness_open,
-	.release	= codectl_harness_release,
-	.read		= codectl_harness_read,
-	.poll		= codectl_harness_poll,
 	.unlocked_ioctl	= codectl_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
@@ -74,7 +70,6 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 		{ "unmap_nomem", &codectl_stats.unmap_nomem },
 		{ "unwind_tasks", &codectl_stats.unwind_tasks },
 		{ "unwind_works", &codectl_stats.unwind_works },
-		{ "trace_records", &codectl_stats.trace_records },
 		{ "negatives", &codectl_stats.negatives },
 		{ "discover_works", &codectl_stats.discover_works },
 		{ "shared_tables", &codectl_stats.shared_tables },
@@ -105,13 +100,10 @@ static int __init codectl_init(void)
 	ret = codectl_deferred_init();
 	if (ret)
 		goto err_discover;
-	ret = codectl_harness_init();
-	if (ret)
-		goto err_deferred;
 	ret = codectl_fork_init();
 	if (ret) {
 		pr_err("codectl: cannot hook fork (%d)\n", ret);
-		goto err_harness;
+		goto err_deferred;
 	}
 	ret = misc_register(&codectl_misc);
 	if (ret)
@@ -134,8 +126,6 @@ static int __init codectl_init(void)
 
 err_fork:
 	codectl_fork_exit();
-err_harness:
-	codectl_harness_exit();
 err_deferred:
 	codectl_deferred_exit();
 err_discover:
@@ -150,8 +140,6 @@ static void __exit codectl_exit(void)
 	debugfs_remove_recursive(codectl_debugfs);
 	misc_deregister(&codectl_misc);
 	/* No new requests; wait for the deferred unwinds still queued. */
-	codectl_selftest_exit();
-	codectl_harness_exit();
 	codectl_deferred_exit();
 	/* No unwinder left to ask: wait for the discoveries queued. */
 	codectl_discover_exit();
@@ -169,7 +157,6 @@ static void __exit codectl_exit(void)
 		atomic_long_read(&codectl_stats.sets) ||
 		atomic_long_read(&codectl_stats.unwind_tasks) ||
 		atomic_long_read(&codectl_stats.unwind_works) ||
-		atomic_long_read(&codectl_stats.trace_records) ||
 		atomic_long_read(&codectl_stats.negatives) ||
 		atomic_long_read(&codectl_stats.discover_works) ||
 		atomic_long_read(&codectl_stats.shared_tables) ||

@@ -36,3 +36,6 @@ probe HAVE_UNWIND_USER		linux/unwind_user.h	'int unwind_user\(struct unwind_stac
 probe HAVE_INODE_GET_CTIME	linux/fs.h		'timespec64 inode_get_ctime\('
 # inode_get_mtime() (6.7+); before, inode->i_mtime.
 probe HAVE_INODE_GET_MTIME	linux/fs.h		'timespec64 inode_get_mtime\('
+# Symbol namespaces are string literals (6.13+): EXPORT_SYMBOL_NS_GPL(sym,
+# "NS"); before, bare words that the macros stringify.
+probe HAVE_NS_STRING		linux/export.h		'define EXPORT_SYMBOL_NS_GPL\(sym, ns\)[[:space:]]+__EXPORT_SYMBOL\(sym, "GPL", ns\)'

@@ -1061,7 +1061,8 @@ void codectl_unwind_current(struct codectl_trace *t, unsigned int flags)
 
 /* ---- ioctls and debugfs ---------------------------------------------- */
 
-static long codectl_unwind_self(struct codectl_unwind_args __user *uargs)
+static long codectl_unwind_self(struct codectl_unwind_args __user *uargs,
+				size_t usize, unsigned int flags_all)
 {
 	struct codectl_unwind_args args;
 	struct codectl_trace t = { };
@@ -1069,10 +1070,11 @@ static long codectl_unwind_self(struct codectl_unwind_args __user *uargs)
 	long ret = 0;
 	u64 ns = 0;
 
-	if (copy_from_user(&args, uargs, sizeof(args)))
-		return -EFAULT;
+	ret = copy_struct_from_user(&args, sizeof(args), uargs, usize);
+	if (ret)
+		return ret;
 	if (!args.max_frames || args.max_frames > CODECTL_UNWIND_MAX_FRAMES ||
-	    args.flags & ~CODECTL_UNWIND_FLAGS_ALL || args.__reserved)
+	    args.flags & ~flags_all || args.__reserved)
 		return -EINVAL;
 	t.max = args.max_frames;
 	t.ips = kvmalloc_array(t.max, sizeof(*t.ips), GFP_KERNEL_ACCOUNT);
@@ -1100,7 +1102,7 @@ static long codectl_unwind_self(struct codectl_unwind_args __user *uargs)
 			 t.nr * sizeof(*t.ips)) ||
 	    (args.methods && copy_to_user(u64_to_user_ptr(args.methods),
 					  t.methods, t.nr)) ||
-	    copy_to_user(uargs, &args, sizeof(args)))
+	    codectl_copy_out(uargs, usize, &args, sizeof(args)))
 		ret = -EFAULT;
 out:
 	kvfree(t.ips);
@@ -1128,9 +1130,9 @@ static void codectl_unwind_stats_get(struct codectl_unwind_stats *s)
 }
 
 /**
- * codectl_unwind_ioctl() - CODECTL_IOC_UNWIND and CODECTL_IOC_UNWIND_STATS
+ * codectl_unwind_ioctl() - CODECTL_IOC_UNWIND
  * @file:	the open device
- * @cmd:	the ioctl
+ * @cmd:	the ioctl, of any size ioctl.c accepts
  * @arg:	user pointer to its argument
  *
  * Return: 0 or a negative errno, as documented in uapi/linux/codectl.h.
@@ -1138,12 +1140,41 @@ static void codectl_unwind_stats_get(struct codectl_unwind_stats *s)
 long codectl_unwind_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
+	return codectl_unwind_self((void __user *)arg, _IOC_SIZE(cmd),
+				   CODECTL_UNWIND_FLAGS_ALL);
+}
+
+/**
+ * codectl_test_unwind() - CODECTL_IOC_UNWIND for the test module, with
+ *	CODECTL_UNWIND_NOFAULT: the tracer hooks' walk in the caller's context
+ * @uargs:	the caller's struct codectl_unwind_args
+ * @usize:	its size as the caller knows it
+ *
+ * Context: task context.
+ * Return: 0 or a negative errno, as for CODECTL_IOC_UNWIND.
+ */
+long codectl_test_unwind(void __user *uargs, size_t usize)
+{
+	return codectl_unwind_self(uargs, usize,
+				   CODECTL_UNWIND_FLAGS_ALL |
+				   CODECTL_UNWIND_NOFAULT);
+}
+
+CODECTL_EXPORT_TEST(codectl_test_unwind);
+
+/**
+ * codectl_unwind_stats_ioctl() - CODECTL_IOC_UNWIND_STATS
+ * @ustats:	the caller's struct codectl_unwind_stats
+ * @usize:	its size as the caller knows it
+ *
+ * Return: 0 or -EFAULT.
+ */
+long codectl_unwind_stats_ioctl(void __user *ustats, size_t usize)
+{
 	struct codectl_unwind_stats s;
 
-	if (cmd == CODECTL_IOC_UNWIND)
-		return codectl_unwind_self((void __user *)arg);
 	codectl_unwind_stats_get(&s);
-	return copy_to_user((void __user *)arg, &s, sizeof(s)) ? -EFAULT : 0;
+	return codectl_copy_out(ustats, usize, &s, sizeof(s));
 }
 
 /**

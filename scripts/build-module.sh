@@ -9,7 +9,9 @@
 #
 #   scripts/build-module.sh SERIES [extra kbuild arguments, e.g. C=2]
 #   scripts/build-module.sh --consumer SERIES [...]   also build the test
-#       module tests/vm/consumer against codectl's symbols; print its path
+#       modules tests/vm/consumer and tests/vm/testmod (codectl_test.ko, at
+#       consumer/../testmod/) against codectl's symbols; print the
+#       consumer's path
 #   scripts/build-module.sh --toolchain SERIES
 #                   print where SERIES is built: "host", or "sid-root"
 #                   (the root of scripts/sid-root.sh); exit 1 saying what
@@ -104,4 +106,11 @@ rm -rf "$out/consumer"
 cp -a "$top/tests/vm/consumer" "$out/consumer"
 find "$out/consumer" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 kbuild "$out/consumer" KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" "$@"
+# ... and the test module of tests/vm/testmod (codectl_test.ko, the test
+# facilities: UNWIND_REQUEST, read/poll, SELFTEST, the NOFAULT walk), at
+# consumer/../testmod/codectl_test.ko.
+rm -rf "$out/testmod"
+cp -a "$top/tests/vm/testmod" "$out/testmod"
+find "$out/testmod" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
+kbuild "$out/testmod" KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" "$@"
 echo "$out/consumer/codectl-consumer.ko"

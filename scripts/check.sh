@@ -131,24 +131,27 @@ build_stage() {
 
 # The guest suite for one kernel.
 vm_stage() {
-	local series=$1 ko consumer prog a=()
-	# codectl.ko, and the test module using its exported API.
+	local series=$1 ko consumer testmod prog a=()
+	# codectl.ko, the test module using its exported API, and the test
+	# facilities' module (codectl_test.ko, never packaged).
 	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
 	ko=$(dirname "$consumer")/../module/codectl.ko
+	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
 	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm; do
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
 	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
 		-l "$logs/vm-$series.console" \
-		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" "${a[@]}" \
+		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
+		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
 		-a /sbin/ldconfig \
-		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko
+		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
@@ -156,8 +159,10 @@ vm_stage() {
 # The audit module's namespace looks ld.so up by its soname where Debian
 # has it (the guest has only /lib64's): it is copied there too.
 tracers_stage() {
-	local series=$1 ko t a=()
-	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	local series=$1 ko consumer testmod t a=()
+	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
+	ko=$(dirname "$consumer")/../module/codectl.ko
+	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
 	for t in /usr/bin/perf /usr/bin/trace-cmd /usr/bin/bpftrace \
 		 /usr/lib/x86_64-linux-gnu/traceevent; do
 		[ -e "$t" ] || { echo "not ok - $t is missing (scripts/setup.sh)"; return 1; }
@@ -170,7 +175,8 @@ tracers_stage() {
 		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
 	fi
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m 3072 \
-		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
+		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
+		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
@@ -178,7 +184,7 @@ tracers_stage() {
 		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
 		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
 		-a /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 -a /sbin/ldconfig \
-		-- sh /tests/tracers.sh /codectl.ko
+		-- sh /tests/tracers.sh /codectl.ko /codectl_test.ko
 }
 
 # The kernel's verdict (CHECK_SFRAME) on every real fixture.

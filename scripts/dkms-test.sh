@@ -131,6 +131,14 @@ else
 	finish
 fi
 
+# The test facilities' module (tests/vm/testmod) is not the product.
+if [ -z "$(find "$tmp/inst/$kver" "$tmp/tree" -name 'codectl_test.ko*')" ] &&
+   [ ! -e "$src/tests" ] && ! grep -rqs CODECTL_TEST_IOC "$src"; then
+	ok "the test module (codectl_test) is neither in the DKMS source nor built nor installed"
+else
+	notok "the test module (codectl_test) ships with the DKMS source or module"
+fi
+
 # --- 2. the installed module ---------------------------------------------------
 vermagic=$(modinfo -F vermagic "$installed" 2>/dev/null)
 if [ "${vermagic%% *}" = "$kver" ]; then

@@ -119,12 +119,12 @@ int codectl_check_sframe(struct codectl_sframe_check *check);
 int codectl_unwind_self(struct codectl_unwind_args *args);
 
 /*
- * codectl_unwind_request - ask for a deferred trace of the caller's stack
- * @cookie:	out: the request's cookie
+ * codectl_unwind_request - deprecated: always -1 with errno ENOTTY
+ * @cookie:	unused
  *
- * The record (struct codectl_trace_record) is queued on the library's
- * descriptor, codectl_get_fd(): read(2) it there once this call returned.
- * Returns 0 or -1 with errno.
+ * Deferred trace requests and their records were a test facility of the
+ * module (ABI 1 and 2); since ABI 3 only the test module, which is never
+ * installed, has them.  Kept for the library's ABI.
  */
 int codectl_unwind_request(uint64_t *cookie);
 

@@ -22,7 +22,7 @@ _Static_assert(sizeof(struct codectl_query_info) ==
 	       CODECTL_QUERY_INFO_SIZE_VER3, "query info size");
 _Static_assert(offsetof(struct codectl_query_info, pid) ==
 	       CODECTL_QUERY_INFO_SIZE_VER1, "query info VER1 size");
-_Static_assert(sizeof(struct codectl_version) == CODECTL_VERSION_SIZE_VER0,
+_Static_assert(sizeof(struct codectl_version) == CODECTL_VERSION_SIZE_VER1,
 	       "version size");
 _Static_assert(sizeof(struct codectl_args) == 24, "args size");
 

@@ -43,7 +43,7 @@
 
 static const struct test_case tests[] = {
 #define T(n, w) { #n, test_##n, w }
-	T(version, "VERSION reports ABI 1, options 0-4, limits"),
+	T(version, "VERSION reports the ABI, options 0-4, limits"),
 	T(version_counts, "VERSION nr_registrations/bytes follow registrations"),
 	T(params_access, "module parameters readable; writable by root only"),
 	T(elf_register_query, "REGISTER_ELF with all metadata, QUERY returns it"),
@@ -136,6 +136,10 @@ static const struct test_case tests[] = {
 	T(query_pid_redirected, "QUERY pid: a /proc redirected in a user+mount ns is refused"),
 	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
+	T(abi_version_options, "VERSION VER1: options past 63 in options_map; EINVAL, EFAULT"),
+	T(abi_import_sizes, "IMPORT: __reserved EINVAL, the VER0 number accepted, sizes"),
+	T(abi_ioctl_sizes, "UNWIND, UNWIND_STATS, HOOK_STATS: other sizes, tails, ENOTTY"),
+	T(abi_no_test_facilities, "UNWIND_REQUEST, read, SELFTEST, NOFAULT: the test module's only"),
 #undef T
 };
 #define NR_TESTS (sizeof(tests) / sizeof(tests[0]))
@@ -192,6 +196,7 @@ static int run_one(const struct test_case *tc)
 
 	t_failures = 0;
 	t_reason[0] = t_skip[0] = 0;
+	g_tfd = cc_topen();
 	g_fd = cc_open();
 	if (g_fd < 0) {
 		FAIL("open " CODECTL_DEVICE ": %s", ename(g_fd));
@@ -224,6 +229,9 @@ static int run_one(const struct test_case *tc)
 	}
 	close(g_fd);
 	g_fd = -1;
+	if (g_tfd >= 0)
+		close(g_tfd);
+	g_tfd = -ENOENT;
 	return rc;
 }
 

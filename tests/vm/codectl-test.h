@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/codectl.h>
+#include "testmod/codectl_test.h"
 
 /* Test results; also the exit status of the forked test child. */
 enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 77 };
@@ -52,6 +53,13 @@ const char *ename(int err);	/* "EEXIST" for EEXIST or -EEXIST, "success" for 0 *
 
 /* ---- raw device access ------------------------------------------------ */
 extern int g_fd;		/* /dev/codectl, opened by the harness per test */
+/*
+ * /dev/codectl_test of the test module (codectl_test.ko: UNWIND_REQUEST,
+ * read/poll, SELFTEST, UNWIND with NOFAULT), opened by the harness per
+ * test when it is loaded, else -errno.
+ */
+extern int g_tfd;
+int cc_topen(void);		/* fd of /dev/codectl_test or -errno */
 extern const char *g_self_exe;	/* path of this executable (for exec tests) */
 
 int cc_open(void);		/* fd or -errno */
@@ -319,5 +327,8 @@ TEST(query_pid_maps_fd); TEST(query_pid_redirected);
 TEST(discovery_sigkill);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
+/* t_abi.c: the extensibility of the ABI */
+TEST(abi_version_options); TEST(abi_import_sizes); TEST(abi_ioctl_sizes);
+TEST(abi_no_test_facilities);
 
 #endif /* CODECTL_TEST_H */

@@ -4,10 +4,15 @@
 # The codectl guest suite, run inside a QEMU guest (scripts/vm-run.sh) as
 # root.  POSIX sh (dash or busybox ash) with busybox utilities and kmod.
 #
-#   guest-suite.sh [MODULE.ko [CONSUMER.ko]]
+#   guest-suite.sh [MODULE.ko [CONSUMER.ko [TESTMOD.ko]]]
 #
 # MODULE.ko is insmod'ed; without it `modprobe codectl` is used; if the
-# module is already loaded it is used as it is.  CONSUMER.ko, the test
+# module is already loaded it is used as it is.  TESTMOD.ko, the test
+# module of tests/vm/testmod (codectl_test.ko: codectl's test facilities,
+# /dev/codectl_test: deferred trace requests and records, the self-test,
+# the NOFAULT walk), is loaded whenever codectl is, and unloaded before
+# it (rmmod_codectl; refused while a process holds /dev/codectl_test
+# open).  CONSUMER.ko, the test
 # module of tests/vm/consumer (another module using codectl's exported
 # deferred-unwind API), is loaded for the ABI tests as root (step 1b: rmmod
 # codectl must be refused meanwhile) and unloaded after them.  codectl-abi-test,
@@ -33,7 +38,7 @@
 #      and every variant again with CODECTL_UNWIND_NOFAULT (the tracer
 #      hooks' walk: no faults, registrations under RCU)
 #   4. no live object (registrations, mms, bytes, sets, works,
-#      unwind_tasks, unwind_works, trace_records) left once
+#      unwind_tasks, unwind_works; the test module's trace_records) left once
 #      the test processes are gone; no fork failure, no unmap_nomem
 #   4a. rmmod during a storm whose processes hold registrations with their
 #      fds closed: rmmod works, the processes carry on, the kernel log
@@ -63,6 +68,7 @@
 
 ko=${1:-}
 consumer_ko=${2:-}
+testmod_ko=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
 fuzz=${CODECTL_FUZZ:-$here/codectl-ioctl-fuzz}
@@ -82,7 +88,7 @@ UNPRIV_TESTS="version version_counts params_access elf_register_query
 elf_no_sframe elf_sframe_versions query_cursor query_buffers common_einval
 common_e2big common_efault info_at_page_end elf_einval elf_efault_text
 elf_efault_sframe elf_efault_pointers elf_strings elf_build_id elf_enoexec
-sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault import_errors fd_independence
+sframe_validation check_sframe eexist unregister enotty jit_register jit_einval jit_efault import_errors abi_version_options abi_import_sizes abi_ioctl_sizes abi_no_test_facilities fd_independence
 fork_isolation concurrent_same_range vfork_exec fork_inherits fork_independent
 fork_grandchild fork_signal_pending vfork_shares clone_vm_shares munmap_text
 munmap_sframe munmap_jit_table munmap_partial mremap_move mremap_shrink
@@ -120,19 +126,42 @@ loaded() {
 	grep -q '^codectl ' /proc/modules
 }
 
+tloaded() {
+	grep -q '^codectl_test ' /proc/modules
+}
+
+# The test module, when given and not loaded (codectl must be).
+tload() {
+	[ -z "$testmod_ko" ] || tloaded || insmod "$testmod_ko"
+}
+
 load() {
 	if [ -n "$ko" ]; then
-		insmod "$ko"
+		insmod "$ko" || return
 	else
-		modprobe codectl
+		modprobe codectl || return
 	fi
+	tload
+}
+
+# rmmod codectl, the test module (which uses it) first: that one is
+# refused while a process holds /dev/codectl_test open, and then codectl's
+# rmmod is not tried.
+rmmod_codectl() {
+	if tloaded; then
+		rmmod codectl_test || return
+	fi
+	rmmod codectl
 }
 
 # After an rmmod step: load the module again unless it is loaded, with
 # ok / not ok "module loads again after LABEL".  Returns 0 when it was
 # loaded here, for the caller's short checks after reloading.
 reload_after() {
-	loaded && return 1
+	if loaded; then
+		tload
+		return 1
+	fi
 	if out=$(load 2>&1) && wait_dev; then
 		ok "module loads again after $1"
 		return 0
@@ -245,6 +274,10 @@ elif out=$(load 2>&1); then
 	ok "module loads (${ko:-modprobe codectl})"
 else
 	not_ok "module loads (${ko:-modprobe codectl})" "$out"
+fi
+if [ -n "$testmod_ko" ]; then
+	out=$(tload 2>&1)
+	check "the test module codectl_test loads (${testmod_ko##*/})" "$out" tloaded
 fi
 check "$dev is a character device" "missing" wait_dev
 mode=$(dev_mode)
@@ -709,7 +742,7 @@ if [ -x "$storm" ] && loaded; then
 	if wait_for "$tmp/storm-r.out" '^# ready'; then
 		ok "storm in rmmod mode holds registrations with its fds closed"
 		sleep 1
-		if out=$(rmmod codectl 2>&1); then
+		if out=$(rmmod_codectl 2>&1); then
 			ok "rmmod while the storm forks, unmaps, execs and exits"
 		else
 			not_ok "rmmod while the storm forks, unmaps, execs and exits" "$out"
@@ -746,7 +779,7 @@ if [ -x "$ustorm" ] && loaded; then
 	ustormer=$!
 	if wait_for "$tmp/ustorm.out" '^# ready'; then
 		refused=0
-		while [ $refused -lt 5 ] && ! rmmod codectl 2>/dev/null; do
+		while [ $refused -lt 5 ] && ! rmmod_codectl 2>/dev/null; do
 			refused=$((refused + 1))
 			sleep 0.3
 		done
@@ -771,7 +804,7 @@ if [ -x "$ustorm" ] && loaded; then
 		sleep 1
 		i=0 refused=0
 		while [ $i -lt 200 ]; do
-			if rmmod codectl 2>/dev/null; then break; fi
+			if rmmod_codectl 2>/dev/null; then break; fi
 			refused=$((refused + 1))
 			i=$((i + 1))
 			sleep 0.05
@@ -803,7 +836,7 @@ if [ -x "$abi_test" ] && loaded; then
 	if wait_for "$tmp/dhammer.out" '^# hammering'; then
 		echo "# $(grep '^# hammering' "$tmp/dhammer.out")"
 		sleep 1
-		if rmmod codectl 2>/dev/null; then
+		if rmmod_codectl 2>/dev/null; then
 			not_ok "rmmod refused while 8 threads request deferred unwinds" \
 				"rmmod succeeded"
 		else
@@ -812,7 +845,7 @@ if [ -x "$abi_test" ] && loaded; then
 		kill -USR1 $hammer	# now close the fd
 		if wait_for "$tmp/dhammer.out" '^# closed'; then
 			sleep 0.5
-			if out=$(rmmod codectl 2>&1); then
+			if out=$(rmmod_codectl 2>&1); then
 				ok "rmmod while the self-test requests on a process that closed its fd"
 			else
 				not_ok "rmmod while the self-test requests on a process that closed its fd" "$out"
@@ -868,7 +901,7 @@ if [ -x "$abi_test" ] && loaded; then
 	held=$(sed -n 's/^held //p' "$tmp/hold.out")
 	check "a live process holds 100 registrations, its fd closed" \
 		"holder says '$(head -n 1 "$tmp/hold.out")'" [ "$held" = 100 ]
-	if out=$(rmmod codectl 2>&1); then
+	if out=$(rmmod_codectl 2>&1); then
 		ok "rmmod while that process lives"
 		if out=$(load 2>&1) && wait_dev; then
 			ok "module loads again with that process alive"
@@ -891,7 +924,7 @@ fi
 sleep 60 <"$dev" &
 holder=$!
 sleep 0.5
-if out=$(rmmod codectl 2>&1); then
+if out=$(rmmod_codectl 2>&1); then
 	not_ok "rmmod refused while $dev is open" "rmmod succeeded"
 	load >/dev/null 2>&1
 	wait_dev
@@ -901,7 +934,7 @@ fi
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 
-if out=$(rmmod codectl 2>&1); then
+if out=$(rmmod_codectl 2>&1); then
 	ok "rmmod codectl after the tests"
 	i=0
 	while [ -e "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -936,7 +969,7 @@ if out=$(rmmod codectl 2>&1); then
 		[ -x "$abi_test" ] &&
 			run_suite reloaded version elf_register_query jit_register unregister
 		check "counters 0 after the reloaded run" "counters not back to 0" stats_zero
-		if out=$(rmmod codectl 2>&1); then
+		if out=$(rmmod_codectl 2>&1); then
 			ok "rmmod codectl after reloading"
 		else
 			not_ok "rmmod codectl after reloading" "$out"

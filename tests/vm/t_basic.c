@@ -23,8 +23,12 @@ TEST(version)
 	uint8_t big[64];
 	int rc;
 
-	/* Every field is output: pre-filled garbage must be overwritten. */
-	memset(&v, 0xff, sizeof(v));
+	/*
+	 * Every VER0 field is output: pre-filled garbage must be overwritten.
+	 * VER1's options_map and options_map_words are inputs (0: no map).
+	 */
+	memset(&v, 0, sizeof(v));
+	memset(&v, 0xff, CODECTL_VERSION_SIZE_VER0);
 	rc = cc_call(g_fd, CODECTL_VERSION, (uintptr_t)&v, sizeof(v), 0, 0);
 	REQUIRE_RC(rc, 0, "VERSION");
 	EXPECT(v.abi_version == CODECTL_ABI_VERSION,

@@ -489,7 +489,11 @@ static int unwind_at(uint8_t *code, void *sp, unsigned int flags,
 		a->max_frames = max;
 		a->flags = flags;
 		t0 = now_ns();
-		rc = ((tramp_fn)(uintptr_t)code)(g_fd, CODECTL_IOC_UNWIND, a,
+		/* NOFAULT: the test module's ioctl (codectl_test.ko). */
+		rc = flags & CODECTL_UNWIND_NOFAULT ?
+		     ((tramp_fn)(uintptr_t)code)(g_tfd, CODECTL_TEST_IOC_UNWIND,
+						 a, sp) :
+		     ((tramp_fn)(uintptr_t)code)(g_fd, CODECTL_IOC_UNWIND, a,
 						 sp);
 		t = (now_ns() - t0) / 1000;
 		if (t < *us)
@@ -716,6 +720,7 @@ TEST(bounds_jit_chain)
 	uint8_t *code = NULL, *tabs = NULL, *stack = NULL, methods[DEEP + 8];
 	static uint64_t ips[DEEP + 8];
 	struct codectl_jit_unwind_table *t0;
+	struct codectl_jit_unwind_fre *pad;
 	struct codectl_unwind_args a;
 	struct codectl_jit_info ji;
 	uint64_t *sp, us, last_pc;
@@ -769,6 +774,23 @@ TEST(bounds_jit_chain)
 				     methods[1] == CODECTL_FRAME_JIT),
 		       "frame 1 is %#llx (method %u), not the made-up one",
 		       ULL(ips[1]), methods[1]);
+	}
+	/*
+	 * codectl_jit_unwind_fre.__pad must be 0: an entry with a byte of it
+	 * set is not one of this ABI and ends the walk (CODECTL_STOP_TABLE).
+	 */
+	pad = (void *)(tabs + (JIT_TABLES - 1) * JIT_TSZ +
+		       sizeof(struct codectl_jit_unwind_table));
+	for (pass = 0; pass < 6; pass++) {
+		unsigned int flags = pass & 1 ? CODECTL_UNWIND_NOFAULT : 0;
+
+		pad->__pad[pass / 2] = 0x80;
+		rc = unwind_at(code, sp, flags, &a, ips, methods, DEEP + 8, &us);
+		EXPECT(!rc && a.stop == CODECTL_STOP_TABLE && a.nr <= 2,
+		       "__pad[%d] set%s: %s, %u frames, stop %u, not TABLE",
+		       pass / 2, flags ? " (NOFAULT)" : "", ename(rc), a.nr,
+		       a.stop);
+		pad->__pad[pass / 2] = 0;
 	}
 	EXPECT_RC(cc_unregister(g_fd, ji.text_start, ji.text_end), 0,
 		  "UNREGISTER");

@@ -2,7 +2,7 @@
 /*
  * codectl VM integration suite: deferred unwinding as a program sees it.
  *
- *   CODECTL_IOC_UNWIND_REQUEST	cookie never 0, a new one per kernel entry;
+ *   CODECTL_TEST_IOC_UNWIND_REQUEST	cookie never 0, a new one per kernel entry;
  *		the record (read() on the same file) carries it, the tid,
  *		and the stack as the ioctl returns: frame 0 the pc after the
  *		syscall instruction, frame 1 the caller's return address
@@ -11,7 +11,7 @@
  *   threads	16 threads x 1000 requests, each gets its own records
  *   close	a file closed with records queued, or while other threads
  *		request on it, leaves no record, slot or task_work behind
- *   selftest	CODECTL_IOC_SELFTEST_START/STOP: hrtimer and self-NMI
+ *   selftest	CODECTL_TEST_IOC_SELFTEST_START/STOP: hrtimer and self-NMI
  *		consumers agree on cookies and traces; a target thread that
  *		exits or is killed with requests pending still gets its
  *		callbacks
@@ -86,16 +86,16 @@ static __attribute__((noinline)) int raw_ioctl_at(int fd, unsigned long cmd,
 #endif
 }
 
-/* CODECTL_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
+/* CODECTL_TEST_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
 static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
 						 uint64_t *pc, uint64_t *ra)
 {
-	return raw_ioctl_at(fd, CODECTL_IOC_UNWIND_REQUEST, cookie, pc, ra);
+	return raw_ioctl_at(fd, CODECTL_TEST_IOC_UNWIND_REQUEST, cookie, pc, ra);
 }
 
 static int request(int fd, uint64_t *cookie)
 {
-	return ioctl(fd, CODECTL_IOC_UNWIND_REQUEST, cookie) ? -errno : 0;
+	return ioctl(fd, CODECTL_TEST_IOC_UNWIND_REQUEST, cookie) ? -errno : 0;
 }
 
 /* One record: its size, or -errno. */
@@ -183,11 +183,11 @@ TEST(deferred_request)
 	reg = register_self(&si);
 	REQUIRE(reg, "registering this executable");
 	real = unwinder_real();
-	rc = raw_request(g_fd, &cookie, &pc, &ra);
+	rc = raw_request(g_tfd, &cookie, &pc, &ra);
 	REQUIRE_RC(rc, 0, "UNWIND_REQUEST");
 	EXPECT(cookie != 0, "cookie is 0");
 	/* Delivered on the way out of the ioctl: there at once. */
-	n = read_rec(g_fd, r, sizeof(*r));
+	n = read_rec(g_tfd, r, sizeof(*r));
 	REQUIRE(n > 0, "read after the request: %s", ename(n));
 	rec_valid(r, n);
 	EXPECT(r->h.cookie == cookie, "record cookie %#llx, request's %#llx",
@@ -230,7 +230,7 @@ TEST(deferred_cookies)
 	r = calloc(1, sizeof(*r));
 	REQUIRE(r, "calloc");
 	for (i = 0; i < 8; i++)
-		REQUIRE_RC(request(g_fd, &c[i]), 0, "request %d", i);
+		REQUIRE_RC(request(g_tfd, &c[i]), 0, "request %d", i);
 	for (i = 0; i < 8; i++) {
 		EXPECT(c[i], "cookie %d is 0", i);
 		for (j = 0; j < i; j++)
@@ -239,14 +239,14 @@ TEST(deferred_cookies)
 	}
 	/* Records come in request order, one per request. */
 	for (i = 0; i < 8; i++) {
-		n = read_rec(g_fd, r, sizeof(*r));
+		n = read_rec(g_tfd, r, sizeof(*r));
 		REQUIRE(n > 0, "read %d: %s", i, ename(n));
 		rec_valid(r, n);
 		EXPECT(r->h.cookie == c[i], "record %d: cookie %#llx, want %#llx",
 		       i, ULL(r->h.cookie), ULL(c[i]));
 	}
-	fcntl(g_fd, F_SETFL, O_NONBLOCK);
-	n = read_rec(g_fd, r, sizeof(*r));
+	fcntl(g_tfd, F_SETFL, O_NONBLOCK);
+	n = read_rec(g_tfd, r, sizeof(*r));
 	EXPECT(n == -EAGAIN, "a 9th record: %s", ename(n));
 out:
 	free(r);
@@ -263,7 +263,7 @@ TEST(deferred_read)
 
 	r = calloc(1, sizeof(*r));
 	REQUIRE(r, "calloc");
-	fd = open(CODECTL_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	REQUIRE(fd >= 0, "open: %m");
 	pfd.fd = fd;
 	n = read_rec(fd, r, sizeof(*r));
@@ -301,10 +301,10 @@ TEST(deferred_read)
 	       pfd.revents);
 
 	/* A blocking read on another fd does not see this fd's records. */
-	REQUIRE_RC(request(g_fd, &c), 0, "request on g_fd");
+	REQUIRE_RC(request(g_tfd, &c), 0, "request on g_tfd");
 	n = read_rec(fd, r, sizeof(*r));
 	EXPECT(n == -EAGAIN, "the other fd's record showed up here: %s", ename(n));
-	n = read_rec(g_fd, r, sizeof(*r));	/* blocking, but queued */
+	n = read_rec(g_tfd, r, sizeof(*r));	/* blocking, but queued */
 	EXPECT(n > 0 && r->h.cookie == c, "blocking read: %s", ename(n));
 out:
 	if (fd >= 0)
@@ -333,13 +333,13 @@ static void *blocking_reader(void *arg)
 
 TEST(deferred_blocking_read)
 {
-	struct blocker b = { .fd = g_fd };
+	struct blocker b = { .fd = g_tfd };
 	pthread_t t;
 	uint64_t c;
 
 	REQUIRE(!pthread_create(&t, NULL, blocking_reader, &b), "pthread_create");
 	sleep_ms(200);		/* the reader is asleep in read() */
-	REQUIRE_RC(request(g_fd, &c), 0, "request");
+	REQUIRE_RC(request(g_tfd, &c), 0, "request");
 	pthread_join(t, NULL);
 	EXPECT(b.n > 0 && b.cookie == c,
 	       "the sleeping reader got %s, cookie %#llx (want %#llx)",
@@ -357,11 +357,11 @@ TEST(deferred_overflow)
 
 	r = calloc(1, sizeof(*r));
 	REQUIRE(r, "calloc");
-	fcntl(g_fd, F_SETFL, O_NONBLOCK);
+	fcntl(g_tfd, F_SETFL, O_NONBLOCK);
 	for (i = 0; i < nreq; i++)
-		REQUIRE_RC(request(g_fd, &c[i]), 0, "request %d", i);
+		REQUIRE_RC(request(g_tfd, &c[i]), 0, "request %d", i);
 	for (i = 0; i < CODECTL_TRACE_QUEUE_MAX; i++) {
-		n = read_rec(g_fd, r, sizeof(*r));
+		n = read_rec(g_tfd, r, sizeof(*r));
 		REQUIRE(n > 0, "record %d of %d: %s", i, CODECTL_TRACE_QUEUE_MAX,
 			ename(n));
 		EXPECT(r->h.cookie == c[i], "record %d: cookie %#llx, want %#llx",
@@ -370,12 +370,12 @@ TEST(deferred_overflow)
 		EXPECT(r->h.lost == (i ? 0u : 10u), "record %d: lost %u", i,
 		       r->h.lost);
 	}
-	n = read_rec(g_fd, r, sizeof(*r));
+	n = read_rec(g_tfd, r, sizeof(*r));
 	EXPECT(n == -EAGAIN, "after %d records: %s", CODECTL_TRACE_QUEUE_MAX,
 	       ename(n));
 	/* The queue works again, and lost is back to 0. */
-	REQUIRE_RC(request(g_fd, &c[0]), 0, "request after draining");
-	n = read_rec(g_fd, r, sizeof(*r));
+	REQUIRE_RC(request(g_tfd, &c[0]), 0, "request after draining");
+	n = read_rec(g_tfd, r, sizeof(*r));
 	EXPECT(n > 0 && r->h.cookie == c[0] && !r->h.lost,
 	       "record after draining: %s, lost %u", ename(n), r->h.lost);
 out:
@@ -445,7 +445,7 @@ TEST(deferred_threads)
 	memset(w, 0, sizeof(w));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < NTHREADS; i++) {
-		w[i].fd = open(CODECTL_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		w[i].fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 		REQUIRE(w[i].fd >= 0, "open: %m");
 		w[i].iters = NREQ;
 	}
@@ -493,10 +493,26 @@ static void *close_requester(void *arg)
 	return NULL;
 }
 
+/* The test module's queued records (debugfs codectl_test/stats), or -1. */
+#define TEST_STATS_PATH	"/sys/kernel/debug/codectl_test/stats"
+static long long test_trace_records(void)
+{
+	long long v = -1;
+	FILE *f = fopen(TEST_STATS_PATH, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "trace_records %lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 TEST(deferred_close)
 {
 	struct cstats_all base, now;
 	struct closer c[4];
+	long long base_tr = -1;
 	uint64_t cookie;
 	int fd, i, n, round, rc;
 	long reqs = 0;
@@ -506,25 +522,25 @@ TEST(deferred_close)
 		return rc;
 	discovery_settle(g_fd);
 	REQUIRE(!stats_settle_all(&base), "reading %s", STATS_PATH);
-	REQUIRE(stats_get(&base, "trace_records") >= 0 &&
-		stats_get(&base, "unwind_tasks") >= 0 &&
+	REQUIRE(stats_get(&base, "unwind_tasks") >= 0 &&
 		stats_get(&base, "unwind_works") >= 0,
-		"debugfs stats lack trace_records, unwind_tasks, unwind_works");
+		"debugfs stats lack unwind_tasks, unwind_works");
+	base_tr = test_trace_records();
+	REQUIRE(base_tr >= 0, "cannot read " TEST_STATS_PATH);
 
 	/* Records queued, nobody reads, the file is closed. */
-	fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+	fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_CLOEXEC);
 	REQUIRE(fd >= 0, "open: %m");
 	for (i = 0; i < 20; i++)
 		EXPECT_RC(request(fd, &cookie), 0, "request %d", i);
-	REQUIRE(!stats_read_all(&now), "stats");
-	EXPECT(stats_get(&now, "trace_records") >= stats_get(&base, "trace_records") + 20,
+	EXPECT(test_trace_records() >= base_tr + 20,
 	       "trace_records %lld with 20 queued (baseline %lld)",
-	       stats_get(&now, "trace_records"), stats_get(&base, "trace_records"));
+	       test_trace_records(), base_tr);
 	close(fd);
 
 	/* Threads request while the file is closed under them. */
 	for (round = 0; round < 20; round++) {
-		fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+		fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_CLOEXEC);
 		REQUIRE(fd >= 0, "open: %m");
 		for (n = 0; n < 4; n++) {
 			c[n] = (struct closer){ .fd = fd };
@@ -547,6 +563,11 @@ out:
 	if (!stats_wait_eq(&base, ignore_list(), 5000, &now))
 		stats_report_diff("after closing files with records queued",
 				  &base, &now, ignore_list());
+	for (i = 0; i < 500 && test_trace_records() != base_tr; i++)
+		sleep_ms(10);
+	EXPECT(test_trace_records() == base_tr,
+	       "trace_records %lld after closing, baseline %lld",
+	       test_trace_records(), base_tr);
 	return T_PASS;
 }
 
@@ -609,7 +630,7 @@ static int st_start_flags(int fd, unsigned int period_us, unsigned int flags)
 	struct codectl_selftest_args a = { .period_us = period_us,
 					   .flags = flags };
 
-	return cc_ioctl(fd, CODECTL_IOC_SELFTEST_START, &a);
+	return cc_ioctl(fd, CODECTL_TEST_IOC_SELFTEST_START, &a);
 }
 
 static int st_start(int fd, unsigned int period_us)
@@ -623,7 +644,7 @@ static int st_stop(int fd, struct codectl_selftest_args *a, uint64_t *ips,
 	memset(a, 0, sizeof(*a));
 	a->ips = (uintptr_t)ips;
 	a->max_frames = max;
-	return cc_ioctl(fd, CODECTL_IOC_SELFTEST_STOP, a);
+	return cc_ioctl(fd, CODECTL_TEST_IOC_SELFTEST_STOP, a);
 }
 
 static void st_print(const char *what, const struct codectl_selftest_args *a)
@@ -678,12 +699,12 @@ static int st_run_chain(unsigned int flags, struct codectl_selftest_args *a)
 
 	if (!EXPECT(register_self(&si), "registering this program"))
 		return 1;
-	rc = pin_here() ? st_start_flags(g_fd, 100, flags) : 1;
+	rc = pin_here() ? st_start_flags(g_tfd, 100, flags) : 1;
 	if (!rc) {
 		end = now_s() + 1.0;
 		while (now_s() < end)
 			dchain_top(20000);
-		rc = st_stop(g_fd, a, st_ips, CODECTL_UNWIND_MAX_FRAMES);
+		rc = st_stop(g_tfd, a, st_ips, CODECTL_UNWIND_MAX_FRAMES);
 		if (!EXPECT_RC(rc, 0, "SELFTEST_STOP"))
 			rc = 1;
 	}
@@ -730,7 +751,7 @@ TEST(deferred_selftest)
 	EXPECT(a.entries > 0, "no entry with both callbacks");
 	st_last_trace("1 s at 100 us", &a);
 	/* STOP again: nothing runs. */
-	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EINVAL, "a second STOP");
+	EXPECT_RC(st_stop(g_tfd, &a, NULL, 0), EINVAL, "a second STOP");
 out:
 	return T_PASS;
 }
@@ -776,7 +797,7 @@ TEST(deferred_selftest_remote)
 	       a.nmi_walk_equal * 100 >= a.nmi_walk_compared * 90,
 	       "REMOTE: hook walks in NMI the same as in task context: %llu of %llu",
 	       ULL(a.nmi_walk_equal), ULL(a.nmi_walk_compared));
-	EXPECT_RC(st_start_flags(g_fd, 100, 2), EINVAL, "START with an unknown flag");
+	EXPECT_RC(st_start_flags(g_tfd, 100, 2), EINVAL, "START with an unknown flag");
 out:
 	return T_PASS;
 }
@@ -844,20 +865,20 @@ TEST(deferred_selftest_errors)
 	int rc;
 
 	if (geteuid()) {
-		EXPECT_RC(st_start(g_fd, 100), EPERM, "START without CAP_SYS_ADMIN");
-		EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EPERM,
+		EXPECT_RC(st_start(g_tfd, 100), EPERM, "START without CAP_SYS_ADMIN");
+		EXPECT_RC(st_stop(g_tfd, &a, NULL, 0), EPERM,
 			  "STOP without CAP_SYS_ADMIN");
 		return T_PASS;
 	}
-	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), EINVAL, "STOP without START");
-	EXPECT_RC(st_start(g_fd, 9), EINVAL, "period 9 us");
-	EXPECT_RC(st_start(g_fd, 1000001), EINVAL, "period 1000001 us");
-	rc = st_start(g_fd, 1000000);
+	EXPECT_RC(st_stop(g_tfd, &a, NULL, 0), EINVAL, "STOP without START");
+	EXPECT_RC(st_start(g_tfd, 9), EINVAL, "period 9 us");
+	EXPECT_RC(st_start(g_tfd, 1000001), EINVAL, "period 1000001 us");
+	rc = st_start(g_tfd, 1000000);
 	if (rc == -EOPNOTSUPP)
 		SKIP("no self-NMI on this machine");
 	REQUIRE_RC(rc, 0, "START, 1 s");
-	EXPECT_RC(st_start(g_fd, 100), EBUSY, "a second START");
-	EXPECT_RC(st_stop(g_fd, &a, NULL, 0), 0, "STOP");
+	EXPECT_RC(st_start(g_tfd, 100), EBUSY, "a second START");
+	EXPECT_RC(st_stop(g_tfd, &a, NULL, 0), 0, "STOP");
 	st_check("idle 1 s timer", &a);
 out:
 	return T_PASS;
@@ -924,7 +945,7 @@ TEST(deferred_selftest_exit)
 	if (need_root() == T_SKIP)
 		return T_SKIP;
 	for (round = 0; round < 6; round++) {
-		t = (struct st_target){ .fd = g_fd, .secs = 0.15,
+		t = (struct st_target){ .fd = g_tfd, .secs = 0.15,
 					.exit_raw = round & 1 };
 		REQUIRE(!pthread_create(&th, NULL, st_target_fn, &t),
 			"pthread_create");
@@ -933,7 +954,7 @@ TEST(deferred_selftest_exit)
 			SKIP("no self-NMI on this machine");
 		REQUIRE_RC(t.rc, 0, "START in the target thread");
 		/* The target is gone: every callback ran at its exit. */
-		REQUIRE_RC(st_stop(g_fd, &a, NULL, 0), 0, "STOP from main");
+		REQUIRE_RC(st_stop(g_tfd, &a, NULL, 0), 0, "STOP from main");
 		st_check(round & 1 ? "target exited (SYS_exit)" :
 			 "target exited (return)", &a);
 		EXPECT(a.irq_requests > 0, "no request");
@@ -947,7 +968,7 @@ static int st_child(void *arg)
 {
 	(void)arg;
 	pin_here();
-	if (st_start(g_fd, 20))
+	if (st_start(g_tfd, 20))
 		return 1;
 	printf("# child armed\n");
 	fflush(stdout);
@@ -972,7 +993,7 @@ TEST(deferred_selftest_kill)
 		kill(pid, SIGKILL);
 		t_wait_child(pid, SIGKILL, "self-test child");
 		/* Nothing of the dead child remains but the test's counters. */
-		rc = st_stop(g_fd, &a, NULL, 0);
+		rc = st_stop(g_tfd, &a, NULL, 0);
 		if (rc == -EINVAL)
 			SKIP("the child could not START (no self-NMI?)");
 		REQUIRE_RC(rc, 0, "STOP after SIGKILL");
@@ -1040,9 +1061,9 @@ int deferred_hammer_main(int secs)
 	signal(SIGUSR1, hammer_sig);
 	signal(SIGUSR2, hammer_sig);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	fd = cc_open();
+	fd = cc_topen();
 	if (fd < 0) {
-		printf("# open: %s\n", ename(fd));
+		printf("# open " CODECTL_TEST_DEVICE ": %s\n", ename(fd));
 		return 1;
 	}
 	for (i = 0; i < 8; i++) {

@@ -7,7 +7,7 @@
 # kprobes on perf_callchain_user and arch_stack_walk_user), and the
 # kernel's own frame-pointer stacks otherwise.
 #
-#   tracers.sh MODULE.ko
+#   tracers.sh MODULE.ko [TESTMOD.ko]
 #
 # The traced program is unwind/VARIANT/tracee (tests/vm/unwind/tracee.c),
 # looked for next to this script: nine frames, main -> tr_f1 .. tr_f7 ->
@@ -73,6 +73,9 @@
 # Output is TAP-like; the last line is "N passed, N failed".
 
 ko=$1
+# The test module (codectl_test.ko) for the NOFAULT walk of the JIT check,
+# loaded after codectl and removed before it.
+testmod_ko=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 v3=$here/unwind/v3/tracee
 fp=$here/unwind/fp/tracee
@@ -193,7 +196,16 @@ setup() {
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
 	[ -d /sys/kernel/tracing/events ] ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	insmod "$ko"
+	insmod "$ko" || return
+	[ -z "$testmod_ko" ] || insmod "$testmod_ko"
+}
+
+# rmmod codectl, the test module first.
+rmmod_codectl() {
+	if grep -q '^codectl_test ' /proc/modules; then
+		rmmod codectl_test || return
+	fi
+	rmmod codectl
 }
 
 check "module loads" "insmod failed" setup
@@ -839,7 +851,7 @@ while [ $i -lt 20 ]; do
 done
 echo "# toggled 20 times: $(grep '^perf_callchain_user calls' "$hooks")"
 sleep 1
-check "rmmod while perf samples every CPU" "rmmod failed" rmmod codectl
+check "rmmod while perf samples every CPU" "rmmod failed" rmmod_codectl
 wait $perf_pid
 prc=$?
 check "perf ends cleanly after rmmod" "perf exit $prc: $(tail -3 "$tmp/all.err")" \

@@ -22,6 +22,7 @@
 #include "codectl-test.h"
 
 int g_fd = -1;
+int g_tfd = -ENOENT;
 const char *g_self_exe = "/proc/self/exe";
 size_t g_page;
 
@@ -46,6 +47,13 @@ const char *ename(int err)
 int cc_open(void)
 {
 	int fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int cc_topen(void)
+{
+	int fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }

@@ -47,8 +47,18 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-/* ABI version reported by CODECTL_VERSION; bumped on additions. */
-#define CODECTL_ABI_VERSION		1
+/*
+ * ABI version reported by CODECTL_VERSION; bumped on additions.
+ *   1  the first
+ *   2  codectl_version VER1 (options_map), codectl_import_info VER1
+ *      (__reserved), every ioctl outside the option space
+ *      size-extensible (below)
+ *   3  the test facilities left the product for the test module
+ *      (tests/vm/testmod, never installed): CODECTL_IOC_UNWIND_REQUEST
+ *      and read()/poll() of trace records, CODECTL_IOC_SELFTEST_START and
+ *      _STOP, CODECTL_UNWIND_NOFAULT (now EINVAL)
+ */
+#define CODECTL_ABI_VERSION		3
 
 /* Path of the device node. */
 #define CODECTL_DEVICE			"/dev/codectl"
@@ -474,15 +484,33 @@ struct codectl_query_info {
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers
- * @abi_version:	CODECTL_ABI_VERSION of the module
- * @__reserved:		0
- * @options:		bit n set when option n (< 64) is supported
- * @max_registrations:	per address space limit (module parameter)
- * @max_bytes:		per address space memory limit (module parameter)
- * @nr_registrations:	the caller's current registrations
- * @bytes:		kernel memory they use, counted against max_bytes
+ * @abi_version:	out: CODECTL_ABI_VERSION of the module
+ * @__reserved:		out: 0 (an output of VER0: not checked on input)
+ * @options:		out: bit n set when option n (< 64) is supported
+ * @max_registrations:	out: per address space limit (module parameter)
+ * @max_bytes:		out: per address space memory limit (module parameter)
+ * @nr_registrations:	out: the caller's current registrations
+ * @bytes:		out: kernel memory they use, counted against max_bytes
+ * @options_map:	in (VER1): pointer to an array of @options_map_words
+ *			__u64 words, or 0: bit (n % 64) of word (n / 64) is
+ *			set when option n is supported, for every option
+ *			number (past 63 too, where @options cannot say).
+ *			The kernel writes the words it knows and zeroes the
+ *			rest of the array; an array too short for
+ *			@nr_options gets the words that fit
+ * @options_map_words:	in (VER1): words at @options_map, at most
+ *			CODECTL_OPTIONS_MAP_WORDS_MAX; 0 with @options_map 0
+ * @nr_options:		out (VER1): one more than the highest option number
+ *			the module knows: (@nr_options + 63) / 64 words hold
+ *			every option
  *
- * Errors: only the common ones.
+ * Every VER0 field is output only (a caller's garbage there is
+ * overwritten, as it always was).  The VER1 inputs are checked.
+ *
+ * Errors: the common ones, and EINVAL (VER1: @options_map_words larger
+ * than CODECTL_OPTIONS_MAP_WORDS_MAX, or @options_map and
+ * @options_map_words not both 0 or both non-zero), EFAULT (@options_map
+ * cannot be written).
  */
 struct codectl_version {
 	__u32 abi_version;
@@ -492,9 +520,14 @@ struct codectl_version {
 	__u64 max_bytes;
 	__u64 nr_registrations;
 	__u64 bytes;
+	__u64 options_map;
+	__u32 options_map_words;
+	__u32 nr_options;
 };
 
 #define CODECTL_VERSION_SIZE_VER0	48
+#define CODECTL_VERSION_SIZE_VER1	64	/* options_map */
+#define CODECTL_OPTIONS_MAP_WORDS_MAX	512	/* 32768 options */
 
 /*
  * Why an SFrame section was refused (codectl_sframe_check.error).  The
@@ -579,6 +612,19 @@ struct codectl_sframe_check {
  * The ioctls below let a program see what they would get for its own
  * stack; they are not codectl(2) options, so their numbers lie outside the
  * option space (_IOC_NR 0x40 and up, other sizes).
+ *
+ * Extensibility of the ioctls outside the option space (UNWIND,
+ * UNWIND_STATS, HOOK_STATS, IMPORT): the size field of the ioctl number
+ * (_IOC_SIZE) is the size of the struct as the caller knows it.  The
+ * module accepts an ioctl with that _IOC_NR and direction for any size
+ * from the struct's *_SIZE_VER0 up to CODECTL_INFO_SIZE_MAX, and reads
+ * (_IOW, _IOWR) with copy_struct_from_user() semantics: a shorter struct
+ * is zero-extended, a longer one is accepted only if the bytes the module
+ * does not know are zero (else E2BIG).  It writes back (_IOR, _IOWR)
+ * min(caller's size, its own) bytes and zeroes the rest of the caller's
+ * struct.  A size outside that range is an unknown ioctl: ENOTTY.  The
+ * CODECTL_IOC_* macros below use this header's sizes; a program built
+ * with an older header keeps its older sizes and keeps working.
  */
 
 /*
@@ -651,7 +697,7 @@ struct codectl_sframe_check {
 #define CODECTL_STOP_NR		13	/* not a reason */
 
 /*
- * codectl_trace_record.flags (and the deferred API's trace flags).
+ * Trace flags of the deferred-unwind API (<codectl/unwind_deferred.h>).
  *   MOVED  the task ran user code between the request and the unwind: a
  *          request from an NMI or interrupt that hit user code is served
  *          at the next kernel exit (the interrupt that runs the
@@ -665,16 +711,15 @@ struct codectl_sframe_check {
 #define CODECTL_UNWIND_MAX_FRAMES	4096
 
 /*
- * codectl_unwind_args.flags: methods to leave out (0: use all), and
- * CODECTL_UNWIND_NOFAULT: walk as the tracer hooks do from NMI and
- * interrupts, never faulting or sleeping (a page that is not resident
- * ends the step that needed it), the registrations read under RCU.
+ * codectl_unwind_args.flags: methods to leave out (0: use all).  0x8 was
+ * CODECTL_UNWIND_NOFAULT in ABI 1 (the tracer hooks' walk, in the
+ * caller's context): a test facility, now in the test module only; the
+ * product refuses it (EINVAL), as any unknown flag.
  */
 #define CODECTL_UNWIND_NO_SFRAME	0x1
 #define CODECTL_UNWIND_NO_JIT		0x2
 #define CODECTL_UNWIND_NO_FP		0x4
-#define CODECTL_UNWIND_NOFAULT		0x8
-#define CODECTL_UNWIND_FLAGS_ALL	0xf
+#define CODECTL_UNWIND_FLAGS_ALL	0x7
 
 /**
  * struct codectl_unwind_args - CODECTL_IOC_UNWIND: unwind my stack now
@@ -682,7 +727,7 @@ struct codectl_sframe_check {
  * @methods:	in: __u8 array of @max_frames entries for CODECTL_FRAME_*,
  *		or 0
  * @max_frames:	in: 1 .. CODECTL_UNWIND_MAX_FRAMES
- * @flags:	in: CODECTL_UNWIND_NO_* and CODECTL_UNWIND_NOFAULT bits
+ * @flags:	in: CODECTL_UNWIND_NO_* bits
  * @iterations:	in: unwind this many times (benchmarks; 0 means 1); the
  *		arrays get the last unwind
  * @nr:		out: frames found, frame 0 being the pc of the ioctl call
@@ -710,49 +755,7 @@ struct codectl_unwind_args {
 	__u64 ns;
 };
 
-/**
- * struct codectl_trace_record - one deferred trace, as read() returns it
- * @cookie:	the cookie CODECTL_IOC_UNWIND_REQUEST returned; every
- *		request made during one kernel entry of a thread gets the same
- *		cookie, and it is never 0
- * @size:	bytes of this record: the header, @nr __u64 pcs, @nr __u8
- *		methods, padded to a multiple of 8
- * @tid:	thread id (in the reader's pid namespace as of the request)
- * @nr:		frames
- * @stop:	CODECTL_STOP_* reason the unwind stopped
- * @lost:	records this file dropped since the previous record read,
- *		because its queue was full
- * @flags:	CODECTL_TRACE_* bits
- *
- * CODECTL_IOC_UNWIND_REQUEST (no argument but the cookie it writes)
- * asks, from the calling thread, for its user stack as it will be when it
- * returns to user space from the ioctl; the module unwinds it on the way
- * out through the deferred-unwind API and queues the record on the file
- * the request was made on (up to 64 records).  read() returns one record
- * per call: EAGAIN when none is queued and O_NONBLOCK is set (else it
- * waits; poll() says POLLIN), EINVAL when the buffer cannot hold the next
- * record (nothing is consumed).  A thread that exits before returning to
- * user space still gets its record, with nr 0 and stop
- * CODECTL_STOP_NO_USER.  Records of requests made on a file that is
- * closed before they arrive are dropped.
- *
- * Errors of CODECTL_IOC_UNWIND_REQUEST: EFAULT (the cookie cannot be
- * written; the record comes all the same), ENOMEM, EBUSY (4096 requests
- * pending on the file), ENOSPC (no per-thread request slot free: too
- * many threads with requests pending at once), EINVAL (no user context).
- */
-struct codectl_trace_record {
-	__u64 cookie;
-	__u32 size;
-	__u32 tid;
-	__u32 nr;
-	__u32 stop;
-	__u32 lost;
-	__u32 flags;
-	/* __u64 ips[nr]; __u8 methods[nr]; padding */
-};
-
-#define CODECTL_TRACE_QUEUE_MAX		64
+#define CODECTL_UNWIND_ARGS_SIZE_VER0	48
 
 /**
  * struct codectl_unwind_stats - CODECTL_IOC_UNWIND_STATS: module-wide
@@ -774,91 +777,7 @@ struct codectl_unwind_stats {
 	__u64 callbacks;
 };
 
-/**
- * struct codectl_selftest_args - CODECTL_IOC_SELFTEST_START / _STOP
- * @period_us:	in (START): hrtimer period, 10 .. 1000000 microseconds
- * @max_frames:	in (STOP): entries of @ips
- * @ips:	in (STOP): __u64 array for the last trace delivered, or 0
- * @irq_requests: out: requests queued from the hrtimer (hard IRQ); a
- *		second request of a consumer during one kernel entry returns
- *		1 (the one callback covers it) and is not counted
- * @nmi_requests: out: requests queued from the self-NMI the hrtimer sends
- * @irq_callbacks: out: callbacks run for the hrtimer consumer
- * @nmi_callbacks: out: callbacks run for the NMI consumer
- * @entries:	out: kernel entries (distinct cookies) that got both callbacks
- * @cookie_mismatches: out: an NMI request got another cookie than the
- *		hrtimer request of the same entry, or a callback's cookie
- *		differed from its request's
- * @trace_mismatches: out: the two consumers got different traces for one
- *		cookie
- * @refused:	out: requests refused while the target thread ran (not in a
- *		user context any more: it was exiting); ticks landing on
- *		other tasks are not requests
- * @nr:		out (STOP): frames of the last trace delivered for a request
- *		that interrupted user code (hrtimer's; the NMI's with REMOTE)
- *		(0: none)
- * @stop:	out (STOP): its CODECTL_STOP_* reason
- * @flags:	in (START): CODECTL_SELFTEST_REMOTE: the hrtimer runs on
- *		another CPU and only sends NMIs to the caller's CPU, so that
- *		they interrupt the caller's user code (as PMU overflows do);
- *		only the NMI consumer requests.  Needs two online CPUs
- *		(EOPNOTSUPP).  Unknown flags: EINVAL
- * @moved:	out: callbacks whose trace had CODECTL_TRACE_MOVED
- * @nmi_user:	out: NMI requests made while user code ran
- * @nmi_walks:	out (REMOTE): NMIs that interrupted user code and ran a
- *		tracer hook's own walk on the registers they interrupted
- *		(perf_callchain_user's and arch_stack_walk_user's
- *		replacements in turn; counted in their HOOK_STATS too)
- * @nmi_walk_frames: out (REMOTE): the frames those walks gave
- * @nmi_walk_compared: out (REMOTE): NMI walks whose request's callback
- *		ran before the next NMI walk: compared with the callback's
- *		trace (the walk in task context)
- * @nmi_walk_equal: out (REMOTE): of those, the same callers (frames 1 on;
- *		frame 0 may have moved) and the same number of frames
- *
- * A kernel self-test of the deferred-unwind API with two consumers, one
- * requesting from an hrtimer on the caller's CPU while the calling thread
- * runs, the other from an NMI the timer handler sends to its own CPU.
- * START arms the timer for the calling thread (pin it to one CPU first);
- * the thread then runs user code; STOP disarms, waits for callbacks still
- * queued, and reports.  One self-test runs at a time (EBUSY); both need
- * CAP_SYS_ADMIN (EPERM).  EOPNOTSUPP when the architecture has no self-NMI.
- *
- * What STOP waits for: once disarmed no request is made; every kernel
- * entry of the target thread before STOP's own has ended, so its
- * callbacks have run.  When the target thread calls STOP, the requests
- * made during STOP's own entry are delivered by STOP itself before it
- * reports (same entry, same cookie, same stack), so the callbacks equal
- * the requests.  When another thread calls STOP, it waits up to 2 s for
- * the target's callbacks (a target blocked in the kernel delivers only
- * when it returns); a target that exited has had them all.  STOP ends
- * the test (a second STOP is EINVAL).  STOP without a test: EINVAL.
- * START's period_us outside 10 .. 1000000: EINVAL.
- */
-struct codectl_selftest_args {
-	__u32 period_us;
-	__u32 max_frames;
-	__u64 ips;
-	__u64 irq_requests;
-	__u64 nmi_requests;
-	__u64 irq_callbacks;
-	__u64 nmi_callbacks;
-	__u64 entries;
-	__u64 cookie_mismatches;
-	__u64 trace_mismatches;
-	__u64 refused;
-	__u32 nr;
-	__u32 stop;
-	__u32 flags;
-	__u32 moved;
-	__u64 nmi_user;
-	__u64 nmi_walks;
-	__u64 nmi_walk_frames;
-	__u64 nmi_walk_compared;
-	__u64 nmi_walk_equal;
-};
-
-#define CODECTL_SELFTEST_REMOTE		0x1
+#define CODECTL_UNWIND_STATS_SIZE_VER0	216
 
 /**
  * struct codectl_hook_stats - CODECTL_IOC_HOOK_STATS: one tracer hook
@@ -902,6 +821,8 @@ struct codectl_hook_stats {
 	__u64 frames[8];
 	__u64 stops[16];
 };
+
+#define CODECTL_HOOK_STATS_SIZE_VER0	288
 
 #define CODECTL_HOOK_ATTACHED		0x1	/* the kprobe is registered */
 #define CODECTL_HOOK_FTRACE		0x2	/* ... on the ftrace site */
@@ -953,6 +874,10 @@ struct codectl_hook_stats {
  *		64-bit x86-64 ELF, not open for writing anywhere)
  * @flags:	0, CODECTL_IMPORT_REMOVE (@fd only) or CODECTL_IMPORT_CLEAR
  *		(nothing else is read)
+ * @__reserved:	(VER1) must be 0 (EINVAL); callers built with an older
+ *		header have a struct of CODECTL_IMPORT_INFO_SIZE_VER0 bytes
+ *		and an ioctl number of that size, which the module still
+ *		accepts (see "Extensibility" above)
  *
  * The section is checked as CODECTL_REGISTER_ELF checks one (every FDE
  * and FRE, whatever validate_sframe says), its functions inside the
@@ -969,7 +894,8 @@ struct codectl_hook_stats {
  *
  * Errors:
  *   EPERM    the caller lacks CAP_SYS_ADMIN.
- *   EINVAL   unknown @flags or both of them; @sframe_vaddr 0, not page
+ *   EINVAL   unknown @flags or both of them, a non-zero @__reserved;
+ *            @sframe_vaddr 0, not page
  *            aligned, or the section would wrap or end above the user
  *            address space; @sframe_size 0.
  *   EBADF    @fd is not an open file descriptor.
@@ -994,17 +920,21 @@ struct codectl_import_info {
 	__u64 sframe_vaddr;
 	__s32 fd;
 	__u32 flags;
+	__u64 __reserved;
 };
+
+#define CODECTL_IMPORT_INFO_SIZE_VER0	32
+#define CODECTL_IMPORT_INFO_SIZE_VER1	40	/* __reserved */
 
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)
-#define CODECTL_IOC_UNWIND_REQUEST	_IOR(CODECTL_IOC_MAGIC, 0x41, __u64)
 #define CODECTL_IOC_UNWIND_STATS	_IOR(CODECTL_IOC_MAGIC, 0x42, \
 					     struct codectl_unwind_stats)
-#define CODECTL_IOC_SELFTEST_START	_IOW(CODECTL_IOC_MAGIC, 0x43, \
-					     struct codectl_selftest_args)
-#define CODECTL_IOC_SELFTEST_STOP	_IOWR(CODECTL_IOC_MAGIC, 0x44, \
-					      struct codectl_selftest_args)
+/*
+ * 0x41 (UNWIND_REQUEST), 0x43 and 0x44 (SELFTEST_START, _STOP) were
+ * test facilities of ABI 1, now in the test module (tests/vm/testmod):
+ * not reused.
+ */
 #define CODECTL_IOC_HOOK_STATS		_IOWR(CODECTL_IOC_MAGIC, 0x45, \
 					      struct codectl_hook_stats)
 #define CODECTL_IOC_IMPORT		_IOW(CODECTL_IOC_MAGIC, 0x46, \

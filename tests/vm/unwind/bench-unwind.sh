@@ -28,12 +28,16 @@ bench_default_series="6.1 6.12"
 args=$*
 rc=0
 for s in "${series[@]}"; do
-	ko=$("$top/scripts/build-module.sh" "$s")
+	# The NOFAULT walk is the test module's (codectl_test.ko).
+	consumer=$("$top/scripts/build-module.sh" --consumer "$s")
+	ko=$(dirname "$consumer")/../module/codectl.ko
+	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
 	log=$logs/bench-unwind-$s.log
 	echo "=== bench-unwind on $s"
 	if ! "$top/scripts/vm-run.sh" -k "$s" -t 1200 -a "$ko:/codectl.ko" \
+		-a "$testmod:/codectl_test.ko" \
 		-a "$here/build:/tests/unwind" -- \
-		"insmod /codectl.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done && { UW_EXTRA_FLAGS=8 /tests/unwind/v3/bench-unwind -l v3-nofault $args || r=1; } && echo 0 >/sys/module/codectl/parameters/sframe_flat_max && { /tests/unwind/v3/bench-unwind -l v3-user $args || r=1; }; rmmod codectl; exit \$r" \
+		"insmod /codectl.ko && insmod /codectl_test.ko && r=0 && for v in v1 v2 v3; do /tests/unwind/\$v/bench-unwind $args || r=1; done && { UW_EXTRA_FLAGS=8 /tests/unwind/v3/bench-unwind -l v3-nofault $args || r=1; } && echo 0 >/sys/module/codectl/parameters/sframe_flat_max && { /tests/unwind/v3/bench-unwind -l v3-user $args || r=1; }; rmmod codectl_test; rmmod codectl; exit \$r" \
 		>"$log" 2>&1; then
 		echo "bench-unwind: $s failed, see $log" >&2
 		rc=1

@@ -41,14 +41,17 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <codectl.h>
+#include "../testmod/codectl_test.h"
 
 #define NOIPA	__attribute__((noinline, noipa))
 
@@ -268,6 +271,33 @@ static const char *sym_of(uint64_t pc, char *buf, size_t n)
  * jt_unwind_check and jt_leaf, a JIT frame, then jt_f2 found by the JIT
  * table's rule (CODECTL_FRAME_JIT), jt_f1 and main.
  */
+/*
+ * CODECTL_UNWIND_NOFAULT (the hooks' walk) is the test module's only
+ * (/dev/codectl_test): a syscall instruction here, as libcodectl's
+ * codectl_unwind_self() has one, so frame 0 is here and frame 1 the
+ * caller.
+ */
+NOIPA static int jt_test_unwind(struct codectl_unwind_args *a)
+{
+	static int fd = -1;
+	long ret;
+
+	if (fd < 0)
+		fd = open(CODECTL_TEST_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_ioctl), "D"((long)fd),
+			   "S"((long)CODECTL_TEST_IOC_UNWIND), "d"(a)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
 NOIPA void jt_unwind_check(unsigned int flags)
 {
 	static const char *const want[] = { "jt_unwind_check", "jt_leaf", NULL,
@@ -282,7 +312,8 @@ NOIPA void jt_unwind_check(unsigned int flags)
 	char buf[64];
 
 	jt_checks++;
-	if (codectl_unwind_self(&a)) {
+	if (flags & CODECTL_UNWIND_NOFAULT ? jt_test_unwind(&a) :
+	    codectl_unwind_self(&a)) {
 		printf("jit-check: FAIL (flags %#x): unwind: %s\n", flags,
 		       strerror(errno));
 		jt_check_fail = 1;
@@ -294,7 +325,7 @@ NOIPA void jt_unwind_check(unsigned int flags)
 		printf(" %s/%s", sym_of(ips[i], buf, sizeof(buf)),
 		       codectl_frame_name(methods[i]));
 	printf("\n");
-	/* Frame 0 is in libcodectl. */
+	/* Frame 0 is in libcodectl (or jt_test_unwind). */
 	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 		i = k + 1;
 		if (i >= a.nr) {

@@ -1438,7 +1438,7 @@ NOIPA long asm_caller(uint64_t word)
 
 	memset(g_methods, 0, sizeof(g_methods));
 	uw_args(&g_t.a, g_ips, g_methods, MAXF, 0);
-	r = uw_asm_outer(uw_fd, CODECTL_IOC_UNWIND, &g_t.a, word);
+	r = uw_asm_outer(uw_ufd, uw_cmd, &g_t.a, word);
 	g_t.rc = r;
 	KEEP(r);
 	return r;
@@ -1482,7 +1482,7 @@ NOIPA int libc_ioctl_caller(void)
 
 	memset(g_methods, 0, sizeof(g_methods));
 	uw_args(&g_t.a, g_ips, g_methods, MAXF, 0);
-	r = ioctl(uw_fd, CODECTL_IOC_UNWIND, &g_t.a);
+	r = ioctl(uw_ufd, uw_cmd, &g_t.a);
 	g_t.rc = r ? -errno : 0;
 	KEEP(r);
 	return r;
@@ -1613,6 +1613,7 @@ NOIPA int t_flags(void)
 	struct codectl_unwind_args a;
 	struct expect e;
 	uint64_t ips[8];
+	uint32_t all;
 	long r;
 
 	uw_args(&a, ips, NULL, 0, 0);
@@ -1623,10 +1624,23 @@ NOIPA int t_flags(void)
 	r = uw_unwind(&a);
 	EXPECT(r == -EINVAL, "max_frames %u: %s, expected EINVAL", MAXF + 1,
 	       strerror((int)-r));
-	uw_args(&a, ips, NULL, 8, CODECTL_UNWIND_FLAGS_ALL + 1);
+	/* The product's flags; the test module's device adds NOFAULT. */
+	all = uw_cmd == CODECTL_IOC_UNWIND ? CODECTL_UNWIND_FLAGS_ALL :
+	      CODECTL_TEST_UNWIND_FLAGS_ALL;
+	uw_args(&a, ips, NULL, 8, 0);
+	a.flags = all + 1;
 	r = uw_unwind(&a);
-	EXPECT(r == -EINVAL, "flags %#x: %s, expected EINVAL",
-	       CODECTL_UNWIND_FLAGS_ALL + 1, strerror((int)-r));
+	EXPECT(r == -EINVAL, "flags %#x: %s, expected EINVAL", all + 1,
+	       strerror((int)-r));
+	if (uw_cmd == CODECTL_IOC_UNWIND) {
+		/* NOFAULT (0x8) is the test module's since ABI 3. */
+		uw_args(&a, ips, NULL, 8, 0);
+		a.flags = CODECTL_UNWIND_NOFAULT;
+		r = uw_unwind(&a);
+		EXPECT(r == -EINVAL,
+		       "flags %#x (NOFAULT) on " CODECTL_DEVICE ": %s, expected EINVAL",
+		       CODECTL_UNWIND_NOFAULT, strerror((int)-r));
+	}
 	uw_args(&a, ips, NULL, 8, 0);
 	a.__reserved = 1;
 	r = uw_unwind(&a);
@@ -1806,7 +1820,7 @@ NOIPA void *thr_main(void *arg)
 		long r;
 
 		if (th->reopen) {
-			th->fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+			th->fd = open(uw_dev, O_RDWR | O_CLOEXEC);
 			if (th->fd < 0) {
 				/* rmmod happened between two rounds */
 				th->gone = errno;
@@ -1845,10 +1859,10 @@ NOIPA int t_threads(void)
 		th[i].depth = 3 + 5 * i;
 		th[i].bar = &bar;
 		/* Half share uw_fd, half have their own descriptor. */
-		th[i].fd = i & 1 ? open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC) : uw_fd;
+		th[i].fd = i & 1 ? open(uw_dev, O_RDWR | O_CLOEXEC) : uw_ufd;
 		if (th[i].fd < 0) {
 			fail("open: %m");
-			th[i].fd = uw_fd;
+			th[i].fd = uw_ufd;
 		}
 	}
 	for (i = 0; i < THREADS; i++) {
@@ -1861,7 +1875,7 @@ NOIPA int t_threads(void)
 	for (i = 0; i < THREADS; i++) {
 		pthread_join(tid[i], NULL);
 		n += th[i].unwinds;
-		if (th[i].fd != uw_fd)
+		if (th[i].fd != uw_ufd)
 			close(th[i].fd);
 	}
 	pthread_barrier_destroy(&bar);
@@ -1897,7 +1911,7 @@ static int storm_main(int seconds, int reopen)
 		th[i].reopen = reopen;
 		th[i].stop = &stop;
 		if (!reopen) {
-			th[i].fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
+			th[i].fd = open(uw_dev, O_RDWR | O_CLOEXEC);
 			if (th[i].fd < 0) {
 				printf("# open: %m\n");
 				return 1;

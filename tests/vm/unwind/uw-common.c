@@ -18,13 +18,29 @@
 #include "uw-common.h"
 
 int uw_fd = -1;
+int uw_ufd = -1;
+unsigned long uw_cmd = CODECTL_IOC_UNWIND;
+const char *uw_dev = CODECTL_DEVICE;
+
+static uint32_t uw_extra_flags(void);
 
 int uw_open(void)
 {
 	if (uw_fd >= 0)
 		return 0;
 	uw_fd = open(CODECTL_DEVICE, O_RDWR | O_CLOEXEC);
-	return uw_fd < 0 ? -errno : 0;
+	if (uw_fd < 0)
+		return -errno;
+	uw_ufd = uw_fd;
+	/* NOFAULT walks: the test module's device and ioctl only. */
+	if (uw_extra_flags() & CODECTL_UNWIND_NOFAULT) {
+		uw_dev = CODECTL_TEST_DEVICE;
+		uw_cmd = CODECTL_TEST_IOC_UNWIND;
+		uw_ufd = open(uw_dev, O_RDWR | O_CLOEXEC);
+		if (uw_ufd < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 NOIPA long uw_unwind_fd(int fd, struct codectl_unwind_args *a)
@@ -34,7 +50,7 @@ NOIPA long uw_unwind_fd(int fd, struct codectl_unwind_args *a)
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "0"((long)SYS_ioctl), "D"((long)fd),
-			   "S"((long)CODECTL_IOC_UNWIND), "d"(a)
+			   "S"((long)uw_cmd), "d"(a)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
@@ -45,8 +61,8 @@ NOIPA long uw_unwind(struct codectl_unwind_args *a)
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"((long)SYS_ioctl), "D"((long)uw_fd),
-			   "S"((long)CODECTL_IOC_UNWIND), "d"(a)
+			 : "0"((long)SYS_ioctl), "D"((long)uw_ufd),
+			   "S"((long)uw_cmd), "d"(a)
 			 : "rcx", "r11", "memory");
 	return ret;
 }

@@ -14,12 +14,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/codectl.h>
+#include "../testmod/codectl_test.h"
 
 #define NOIPA		__attribute__((noipa))
 /* Keep @v live across this point: no tail call, no recursion-to-loop. */
 #define KEEP(v)		__asm__ volatile("" : "+r"(v) : : "memory")
 
-extern int uw_fd;		/* /dev/codectl, for the UNWIND ioctls */
+extern int uw_fd;		/* /dev/codectl */
+/*
+ * The UNWIND ioctl's device, fd and number: /dev/codectl's, or with
+ * CODECTL_UNWIND_NOFAULT in $UW_EXTRA_FLAGS the test module's
+ * (/dev/codectl_test, CODECTL_TEST_IOC_UNWIND).
+ */
+extern int uw_ufd;
+extern unsigned long uw_cmd;
+extern const char *uw_dev;
 
 /* Open uw_fd: 0 or -errno. */
 int uw_open(void);

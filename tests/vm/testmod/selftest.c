@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CODECTL_IOC_SELFTEST_START/STOP: a kernel self-test of the deferred
+ * CODECTL_TEST_IOC_SELFTEST_START/STOP (the test module, tests/vm/testmod):
+ * a kernel self-test of the deferred
  * unwind API with two consumers.  An hrtimer pinned to the caller's CPU
  * requests (hard IRQ) whenever it interrupts the caller's thread, then
  * sends an NMI to its own CPU, whose handler requests with the second
@@ -19,7 +20,7 @@
  * no faults, no locks, in a real NMI.  The callback compares its callers
  * (frame 0 may have moved) with the trace the task-context walk gave.
  *
- * Protocol of STOP (documented in the uapi): disarm (timer cancelled, NMI
+ * Protocol of STOP (documented in codectl_test.h): disarm (timer cancelled, NMI
  * handler unregistered: no request after this), deliver the caller's own
  * pending requests of this entry (if the caller is the target thread, the
  * requests made during STOP's own kernel entry would otherwise be
@@ -47,6 +48,8 @@
 #include <codectl/unwind_deferred.h>
 #include "codectl.h"
 #include "compat.h"
+#include "codectl_test.h"
+#include "testmod.h"
 
 #define CODECTL_ST_RING		16
 #define CODECTL_ST_IRQ		0
@@ -525,12 +528,12 @@ static long codectl_st_stop(void __user *uargs)
 }
 
 /**
- * codectl_selftest_ioctl() - CODECTL_IOC_SELFTEST_START and _STOP
+ * codectl_selftest_ioctl() - CODECTL_TEST_IOC_SELFTEST_START and _STOP
  * @file:	the device file
  * @cmd:	the ioctl
  * @arg:	user pointer to struct codectl_selftest_args
  *
- * Return: 0 or a negative errno, as documented in uapi/linux/codectl.h.
+ * Return: 0 or a negative errno, as documented in codectl_test.h.
  */
 long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
@@ -538,9 +541,9 @@ long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
 	void __user *uargs = (void __user *)arg;
 
 	switch (cmd) {
-	case CODECTL_IOC_SELFTEST_START:
+	case CODECTL_TEST_IOC_SELFTEST_START:
 		return codectl_st_start(uargs);
-	case CODECTL_IOC_SELFTEST_STOP:
+	case CODECTL_TEST_IOC_SELFTEST_STOP:
 		return codectl_st_stop(uargs);
 	}
 	return -ENOTTY;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CODECTL_IOC_UNWIND_REQUEST, read() and poll() on /dev/codectl: a
- * program sees what a deferred-unwind consumer gets for its own stack.
+ * CODECTL_TEST_IOC_UNWIND_REQUEST, read() and poll() on /dev/codectl_test
+ * (the test module, tests/vm/testmod): a program sees what a
+ * deferred-unwind consumer gets for its own stack.
  *
  * One consumer for the whole module.  A request records (task, file,
  * cookie, tid) in a small hash of pending requests; the callback, running
@@ -23,7 +24,8 @@
 #include <linux/wait.h>
 
 #include <codectl/unwind_deferred.h>
-#include "codectl.h"
+#include "codectl_test.h"
+#include "testmod.h"
 
 /* Requests pending on one file (one per thread in its ioctl, in practice). */
 #define CODECTL_HPENDING_MAX	4096
@@ -73,7 +75,7 @@ static struct codectl_unwind_work codectl_hwork;
 static void codectl_hrec_free(struct codectl_hrec *rec)
 {
 	kfree(rec);
-	atomic_long_dec(&codectl_stats.trace_records);
+	atomic_long_dec(&codectl_test_trace_records);
 }
 
 static void codectl_hfile_put(struct codectl_hfile *hf)
@@ -112,7 +114,7 @@ static void codectl_hfile_queue(struct codectl_hfile *hf,
 		if (rec && hf->nr < CODECTL_TRACE_QUEUE_MAX) {
 			list_add_tail(&rec->node, &hf->records);
 			hf->nr++;
-			atomic_long_inc(&codectl_stats.trace_records);
+			atomic_long_inc(&codectl_test_trace_records);
 			queued = true;
 		} else {
 			hf->lost++;
@@ -156,7 +158,7 @@ static void codectl_harness_callback(struct codectl_unwind_work *work,
 }
 
 /**
- * codectl_harness_request() - CODECTL_IOC_UNWIND_REQUEST
+ * codectl_harness_request() - CODECTL_TEST_IOC_UNWIND_REQUEST
  * @file:	the file the record will be queued on
  * @arg:	user pointer to a __u64 for the cookie
  *
