@@ -91,23 +91,35 @@ void codectl_signals_restore(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
-/* The mask is restored before the child sees it. */
+/* Attempts of an adoption a stop keeps interrupting. */
+#define CODECTL_ADOPT_TRIES	4
+
+/* The mask is restored before the child sees it.  Consumes @set. */
 static void codectl_fork_adopt(struct codectl_set *set)
 {
+	unsigned int tries = 0;
 	sigset_t old;
 	int err;
 
 	codectl_signals_hold(&old);
 	/*
-	 * A stop pending since fork (SIGSTOP, a group stop, a ptrace trap)
-	 * would make the subscription give up, and the child would go
-	 * without its registrations: the stop waits until the mask is
-	 * restored, which recomputes TIF_SIGPENDING (the child stops then).
-	 * A fatal signal is left as it is: the child dies, needing nothing.
+	 * A stop pending since fork (SIGSTOP, a group stop, a ptrace trap),
+	 * or sent while the subscription takes the mm's locks, would make it
+	 * give up, and the child would go without its registrations: the
+	 * stop waits until the mask is restored, which recomputes
+	 * TIF_SIGPENDING (the child stops then), and an adoption a stop
+	 * interrupted is made again, a few times at most.  A fatal signal is
+	 * left as it is: the child dies, needing nothing.
 	 */
-	if (!fatal_signal_pending(current))
+	do {
+		err = -EINTR;
+		if (fatal_signal_pending(current))
+			break;
 		clear_thread_flag(TIF_SIGPENDING);
-	err = codectl_mm_adopt(current->mm, set);
+		refcount_inc(&set->ref);	/* the adoption consumes one */
+		err = codectl_mm_adopt(current->mm, set);
+	} while (err == -EINTR && ++tries < CODECTL_ADOPT_TRIES);
+	codectl_set_put(set);
 	codectl_signals_restore(&old);
 	if (err && !fatal_signal_pending(current))
 		atomic_long_inc(&codectl_stats.fork_failures);
