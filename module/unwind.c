@@ -506,7 +506,7 @@ static int codectl_sframe_decode(struct codectl_walk *w,
 	return err ? CODECTL_STOP_TABLE : STEP_OK;
 }
 
-static int codectl_step_sframe(struct codectl_walk *w,
+static __always_inline int codectl_step_sframe(struct codectl_walk *w,
 			       const struct codectl_reg *reg, u64 pc)
 {
 	const struct sframe_rule *rule;
@@ -514,8 +514,16 @@ static int codectl_step_sframe(struct codectl_walk *w,
 	int ret;
 
 	if (reg->sframe_flat) {
-		/* Built at registration: one binary search, nothing read. */
-		rule = sframe_flat_find(reg->sframe_flat, pc);
+		/*
+		 * Built at registration: one binary search, nothing read,
+		 * and none for the pc of the previous lookup.
+		 */
+		if (pc != w->rc_pc || reg != w->rc_reg) {
+			w->rc_rule = sframe_flat_find(reg->sframe_flat, pc);
+			w->rc_pc = pc;
+			w->rc_reg = reg;
+		}
+		rule = w->rc_rule;
 		if (!rule)
 			return STEP_NO_RULE;
 	} else {
@@ -713,7 +721,7 @@ static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
  * like a call.)  Returns 0, CODECTL_STOP_NOT_CODE, or CODECTL_STOP_FAULT
  * when the code cannot be read (not resident, in the hooks' walks).
  */
-static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
+static int codectl_check_ra_code(const struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
 	unsigned int len;
@@ -731,6 +739,19 @@ static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
 			return STEP_OK;
 	}
 	return CODECTL_STOP_NOT_CODE;
+}
+
+/* The same, once per distinct return address in a row of a walk. */
+static __always_inline int codectl_check_ra(struct codectl_walk *w, u64 ra)
+{
+	int ret;
+
+	if (ra == w->ok_ra)
+		return STEP_OK;
+	ret = codectl_check_ra_code(w, ra);
+	if (!ret)
+		w->ok_ra = ra;
+	return ret;
 }
 
 /* Is @ip the sa_restorer of one of the task's signal handlers? */
@@ -875,6 +896,7 @@ static void codectl_walk_resched(struct codectl_walk *w)
 	rcu_read_lock();
 	w->set = codectl_mm_set_rcu(current->mm);
 	w->last = NULL;
+	w->rc_reg = NULL;
 	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
 		w->cache[i].reg = NULL;
 }
@@ -908,6 +930,10 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->set = NULL;
 	w->last = NULL;
 	w->nr_restorers = -1;
+	w->rc_reg = NULL;
+	w->rc_pc = 0;
+	w->rc_rule = NULL;
+	w->ok_ra = 0;
 	w->next = 0;
 	w->cache[0].reg = NULL;
 	w->cache[1].reg = NULL;
