@@ -506,8 +506,41 @@ static int codectl_sframe_decode(struct codectl_walk *w,
 	return err ? CODECTL_STOP_TABLE : STEP_OK;
 }
 
-static __always_inline int codectl_step_sframe(struct codectl_walk *w,
-			       const struct codectl_reg *reg, u64 pc)
+/*
+ * The shapes of rule a compiler gives almost every pc, which the walk
+ * applies with constant bases and kinds (what codectl_apply() does with
+ * any rule, without its switches): a frame-pointer frame, and a frame
+ * addressed from the stack pointer with rbp untouched or saved below
+ * the return address.
+ */
+enum {
+	CODECTL_SHAPE_ANY,
+	CODECTL_SHAPE_FP,	/* codectl_rule_fp */
+	CODECTL_SHAPE_SP,	/* CFA = rsp + off, rbp the same */
+	CODECTL_SHAPE_SP_FP,	/* CFA = rsp + off, rbp at CFA - 16 */
+};
+
+static unsigned int codectl_rule_shape(const struct sframe_rule *r)
+{
+	if (!r || (r->flags & (SFRAME_RULE_SIGNAL | SFRAME_RULE_OUTERMOST)) ||
+	    r->cfa.kind != SFRAME_LOC_VAL || r->ra.kind != SFRAME_LOC_MEM ||
+	    r->ra.base != SFRAME_BASE_CFA || r->ra.off != -8)
+		return CODECTL_SHAPE_ANY;
+	if (r->cfa.base == SFRAME_BASE_FP)
+		return r->cfa.off == 16 && r->fp.kind == SFRAME_LOC_MEM &&
+		       r->fp.base == SFRAME_BASE_CFA && r->fp.off == -16 ?
+		       CODECTL_SHAPE_FP : CODECTL_SHAPE_ANY;
+	if (r->cfa.base != SFRAME_BASE_SP)
+		return CODECTL_SHAPE_ANY;
+	if (r->fp.kind == SFRAME_LOC_SAME)
+		return CODECTL_SHAPE_SP;
+	return r->fp.kind == SFRAME_LOC_MEM && r->fp.base == SFRAME_BASE_CFA &&
+	       r->fp.off == -16 ? CODECTL_SHAPE_SP_FP : CODECTL_SHAPE_ANY;
+}
+
+static __always_inline int
+codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
+		    u64 pc)
 {
 	const struct sframe_rule *rule;
 	struct sframe_rule decoded;
@@ -520,10 +553,28 @@ static __always_inline int codectl_step_sframe(struct codectl_walk *w,
 		 */
 		if (pc != w->rc_pc || reg != w->rc_reg) {
 			w->rc_rule = sframe_flat_find(reg->sframe_flat, pc);
+			w->rc_shape = codectl_rule_shape(w->rc_rule);
 			w->rc_pc = pc;
 			w->rc_reg = reg;
 		}
 		rule = w->rc_rule;
+		switch (w->rc_shape) {
+		case CODECTL_SHAPE_FP:
+			return codectl_apply(w, &codectl_rule_fp,
+					     CODECTL_FRAME_SFRAME);
+		case CODECTL_SHAPE_SP: {
+			const struct sframe_rule r =
+				CODECTL_RULE(SP, rule->cfa.off, SAME, 0);
+
+			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
+		}
+		case CODECTL_SHAPE_SP_FP: {
+			const struct sframe_rule r =
+				CODECTL_RULE(SP, rule->cfa.off, MEM, -16);
+
+			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
+		}
+		}
 		if (!rule)
 			return STEP_NO_RULE;
 	} else {
@@ -933,6 +984,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->rc_reg = NULL;
 	w->rc_pc = 0;
 	w->rc_rule = NULL;
+	w->rc_shape = CODECTL_SHAPE_ANY;
 	w->ok_ra = 0;
 	w->next = 0;
 	w->cache[0].reg = NULL;

@@ -91,6 +91,8 @@ struct codectl_sec_cache {
  * @rc_pc:	the pc of that lookup
  * @rc_rule:	its answer (NULL: no rule): deep recursion repeats return
  *		addresses, and a repeated pc skips the search
+ * @rc_shape:	@rc_rule's shape (CODECTL_SHAPE_* in unwind.c), so that
+ *		the common ones are applied as constants
  * @ok_ra:	the last return address that passed the caller check (0:
  *		none), so that a repeated one is not checked again
  * @next:	the @cache slot to fill next
@@ -120,6 +122,7 @@ struct codectl_walk {
 	const struct codectl_reg *rc_reg;
 	u64 rc_pc;
 	const struct sframe_rule *rc_rule;
+	unsigned int rc_shape;
 	u64 ok_ra;
 	unsigned int next;
 	struct codectl_sec_cache cache[2];
