@@ -506,16 +506,75 @@ static int codectl_sframe_decode(struct codectl_walk *w,
 	return err ? CODECTL_STOP_TABLE : STEP_OK;
 }
 
-static int codectl_step_sframe(struct codectl_walk *w,
-			       const struct codectl_reg *reg, u64 pc)
+/*
+ * The shapes of rule a compiler gives almost every pc, which the walk
+ * applies with constant bases and kinds (what codectl_apply() does with
+ * any rule, without its switches): a frame-pointer frame, and a frame
+ * addressed from the stack pointer with rbp untouched or saved below
+ * the return address.
+ */
+enum {
+	CODECTL_SHAPE_ANY,
+	CODECTL_SHAPE_FP,	/* codectl_rule_fp */
+	CODECTL_SHAPE_SP,	/* CFA = rsp + off, rbp the same */
+	CODECTL_SHAPE_SP_FP,	/* CFA = rsp + off, rbp at CFA - 16 */
+};
+
+static unsigned int codectl_rule_shape(const struct sframe_rule *r)
+{
+	if (!r || (r->flags & (SFRAME_RULE_SIGNAL | SFRAME_RULE_OUTERMOST)) ||
+	    r->cfa.kind != SFRAME_LOC_VAL || r->ra.kind != SFRAME_LOC_MEM ||
+	    r->ra.base != SFRAME_BASE_CFA || r->ra.off != -8)
+		return CODECTL_SHAPE_ANY;
+	if (r->cfa.base == SFRAME_BASE_FP)
+		return r->cfa.off == 16 && r->fp.kind == SFRAME_LOC_MEM &&
+		       r->fp.base == SFRAME_BASE_CFA && r->fp.off == -16 ?
+		       CODECTL_SHAPE_FP : CODECTL_SHAPE_ANY;
+	if (r->cfa.base != SFRAME_BASE_SP)
+		return CODECTL_SHAPE_ANY;
+	if (r->fp.kind == SFRAME_LOC_SAME)
+		return CODECTL_SHAPE_SP;
+	return r->fp.kind == SFRAME_LOC_MEM && r->fp.base == SFRAME_BASE_CFA &&
+	       r->fp.off == -16 ? CODECTL_SHAPE_SP_FP : CODECTL_SHAPE_ANY;
+}
+
+static __always_inline int
+codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
+		    u64 pc)
 {
 	const struct sframe_rule *rule;
 	struct sframe_rule decoded;
 	int ret;
 
 	if (reg->sframe_flat) {
-		/* Built at registration: one binary search, nothing read. */
-		rule = sframe_flat_find(reg->sframe_flat, pc);
+		/*
+		 * Built at registration: one binary search, nothing read,
+		 * and none for the pc of the previous lookup.
+		 */
+		if (pc != w->rc_pc || reg != w->rc_reg) {
+			w->rc_rule = sframe_flat_find(reg->sframe_flat, pc);
+			w->rc_shape = codectl_rule_shape(w->rc_rule);
+			w->rc_pc = pc;
+			w->rc_reg = reg;
+		}
+		rule = w->rc_rule;
+		switch (w->rc_shape) {
+		case CODECTL_SHAPE_FP:
+			return codectl_apply(w, &codectl_rule_fp,
+					     CODECTL_FRAME_SFRAME);
+		case CODECTL_SHAPE_SP: {
+			const struct sframe_rule r =
+				CODECTL_RULE(SP, rule->cfa.off, SAME, 0);
+
+			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
+		}
+		case CODECTL_SHAPE_SP_FP: {
+			const struct sframe_rule r =
+				CODECTL_RULE(SP, rule->cfa.off, MEM, -16);
+
+			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
+		}
+		}
 		if (!rule)
 			return STEP_NO_RULE;
 	} else {
@@ -713,7 +772,7 @@ static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
  * like a call.)  Returns 0, CODECTL_STOP_NOT_CODE, or CODECTL_STOP_FAULT
  * when the code cannot be read (not resident, in the hooks' walks).
  */
-static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
+static int codectl_check_ra_code(const struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
 	unsigned int len;
@@ -731,6 +790,19 @@ static int codectl_check_ra(const struct codectl_walk *w, u64 ra)
 			return STEP_OK;
 	}
 	return CODECTL_STOP_NOT_CODE;
+}
+
+/* The same, once per distinct return address in a row of a walk. */
+static __always_inline int codectl_check_ra(struct codectl_walk *w, u64 ra)
+{
+	int ret;
+
+	if (ra == w->ok_ra)
+		return STEP_OK;
+	ret = codectl_check_ra_code(w, ra);
+	if (!ret)
+		w->ok_ra = ra;
+	return ret;
 }
 
 /* Is @ip the sa_restorer of one of the task's signal handlers? */
@@ -875,6 +947,7 @@ static void codectl_walk_resched(struct codectl_walk *w)
 	rcu_read_lock();
 	w->set = codectl_mm_set_rcu(current->mm);
 	w->last = NULL;
+	w->rc_reg = NULL;
 	for (i = 0; i < ARRAY_SIZE(w->cache); i++)
 		w->cache[i].reg = NULL;
 }
@@ -908,6 +981,11 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->set = NULL;
 	w->last = NULL;
 	w->nr_restorers = -1;
+	w->rc_reg = NULL;
+	w->rc_pc = 0;
+	w->rc_rule = NULL;
+	w->rc_shape = CODECTL_SHAPE_ANY;
+	w->ok_ra = 0;
 	w->next = 0;
 	w->cache[0].reg = NULL;
 	w->cache[1].reg = NULL;

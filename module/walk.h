@@ -87,6 +87,14 @@ struct codectl_sec_cache {
  * @nr_restorers: entries of @restorers, or -1 before they are looked up
  * @restorers:	the distinct signal-return trampolines the task's signal
  *		handlers return to
+ * @rc_reg:	the registration of the last flat-table lookup, or NULL
+ * @rc_pc:	the pc of that lookup
+ * @rc_rule:	its answer (NULL: no rule): deep recursion repeats return
+ *		addresses, and a repeated pc skips the search
+ * @rc_shape:	@rc_rule's shape (CODECTL_SHAPE_* in unwind.c), so that
+ *		the common ones are applied as constants
+ * @ok_ra:	the last return address that passed the caller check (0:
+ *		none), so that a repeated one is not checked again
  * @next:	the @cache slot to fill next
  * @cache:	the last registrations' sections decoded in user memory
  * @frames:	frames found, by CODECTL_FRAME_*
@@ -111,6 +119,11 @@ struct codectl_walk {
 	const struct codectl_reg *last;
 	int nr_restorers;
 	u64 restorers[4];
+	const struct codectl_reg *rc_reg;
+	u64 rc_pc;
+	const struct sframe_rule *rc_rule;
+	unsigned int rc_shape;
+	u64 ok_ra;
 	unsigned int next;
 	struct codectl_sec_cache cache[2];
 	u32 frames[8];
