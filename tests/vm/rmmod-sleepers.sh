@@ -45,7 +45,13 @@ before=$(problems | wc -l)
 tmp=$(mktemp -d)
 "$abi_test" --sched-sample 3000 >"$tmp/sample.out" 2>&1 &
 sampler=$!
-sleep 1
+# The sleepers go to sleep while it samples, however slow the host.
+i=0
+while ! grep -q '^# sampling' "$tmp/sample.out" && running $sampler &&
+      [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 sleep 100000 &
 s1=$!
 sleep 100000 &

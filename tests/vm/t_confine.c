@@ -244,7 +244,8 @@ out:
  * sched_switch sample with a user call chain on every CPU at every
  * switch, so that tasks going to sleep are unwound (by the module's perf
  * hook, which queues a discovery on each: guest-suite.sh's rmmod test).
- * Prints "sampled N" (N: samples written); exit status 1 on errors.
+ * Prints "# sampling" once the events are enabled, then "sampled N" (N:
+ * samples written); exit status 1 on errors.
  */
 int sched_sample_main(int ms)
 {
@@ -292,6 +293,9 @@ int sched_sample_main(int ms)
 	}
 	for (i = 0; i < cpus; i++)
 		ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	/* Tasks that go to sleep from now on are sampled. */
+	printf("# sampling\n");
+	fflush(stdout);
 	sleep_ms(ms);
 	for (i = 0; i < cpus; i++) {
 		ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
