@@ -112,6 +112,9 @@ newest_version() {
 	suites=$(series_suites)
 	while IFS='|' read -r _ ver where; do
 		ver=${ver// /}
+		# Binary packages only: with deb-src lines (debug-kernel.sh
+		# adds one), madison lists source packages too.
+		[[ $where == *" Packages" ]] || continue
 		suite=$(awk '{ split($2, a, "/"); print a[1] }' <<<"$where")
 		grep -qxF "$suite" <<<"$suites" || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$ver" gt "$best"; then
