@@ -24,6 +24,7 @@
  * the current array.  The registrations in an array are refcounted and
  * never change after insertion, so arrays share them freely.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
@@ -1032,8 +1033,9 @@ void codectl_registry_exit(void)
 			break;
 		codectl_mm_retire(cmm, false);
 	}
+	/* A ->release may sleep (cmm->lock): let it run. */
 	while (atomic_read(&codectl_mm_releasing))
-		cpu_relax();
+		msleep(20);
 	cancel_delayed_work_sync(&codectl_mm_put_work);
 	codectl_mm_put_fn(NULL);
 }
