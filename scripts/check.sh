@@ -68,7 +68,7 @@ elif [ "${1:-}" = --debug ]; then
 	set -- debug-6.12
 fi
 total_p=0 total_f=0
-summary=()
+summary=() failures=()
 skipped=() skip_lines=()
 if [ $# -eq 0 ]; then
 	set -- 6.1 6.12
@@ -104,6 +104,9 @@ run_stage() {
 	fi
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
+	# The failures again at the end, with the lines before each, so that
+	# the tail of a long run (all that CI keeps) says what failed.
+	[ "$f" -eq 0 ] || failures+=("--- $name" "$(grep -B 4 -E '^(not ok|check: )' "$log" | tail -n 60)")
 	summary+=("$(printf '%-12s %4d passed, %d failed  (%ds)' "$name" "$p" "$f" "$secs")")
 }
 
@@ -234,6 +237,7 @@ fi
 
 echo
 echo "=== summary ($(($(date +%s) - start))s)"
+[ ${#failures[@]} -eq 0 ] || printf '%s\n' "=== failures" "${failures[@]}" "=== counts"
 printf '%s\n' "${summary[@]}" "${skip_lines[@]}"
 if [ ${#skipped[@]} -gt 0 ]; then
 	echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-7.2)"
