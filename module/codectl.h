@@ -322,7 +322,9 @@ struct codectl_file_elf {
  * @size:	its size
  * @text_off:	text start minus section start (bias-independent)
  * @text_len:	text size
- * @content:	hash of the section's bytes as read
+ * @content:	hash of the section's bytes as read (codectl_share_content();
+ *		registration hashes the section unless @size
+ *		is already its size: an import's was hashed once)
  * @__pad2:	0
  * @build_id:	the build id
  *
@@ -425,6 +427,7 @@ int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 			      u64 text_start, u64 text_end);
 
 /* share.c */
+u32 codectl_share_content(const u8 *mem, u64 size);
 void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
 			       u64 size);
 bool codectl_share_attach(struct codectl_reg *reg,
@@ -498,7 +501,7 @@ int codectl_discover_file(struct file *file, struct codectl_file_elf *elf);
 struct codectl_import;
 struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  const u8 **sec, u64 *size,
-					  u64 *vaddr);
+					  u64 *vaddr, u32 *sec_hash);
 void codectl_import_put(struct codectl_import *imp);
 bool codectl_import_verify(struct codectl_import *imp, struct file *file);
 bool codectl_import_has_file(const struct codectl_file_id *id);

@@ -814,13 +814,14 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 	struct codectl_file_obj obj = {};
 	const u8 *sec;
 	u64 size, vaddr, start, end;
+	u32 hash;
 
 	codectl_file_id(file_inode(o->file), &obj.id);
 	obj.text_vaddr = o->src.text_start - o->bias;
 	obj.text_end = o->src.text_end - o->bias;
 	obj.build_id_len = o->src.build_id_len;
 	memcpy(obj.build_id, o->build_id, o->src.build_id_len);
-	o->imp = codectl_import_get(&obj, &sec, &size, &vaddr);
+	o->imp = codectl_import_get(&obj, &sec, &size, &vaddr, &hash);
 	if (!o->imp)
 		return;
 	if (!codectl_import_verify(o->imp, o->file) ||
@@ -834,6 +835,9 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 	o->src.sframe_end = end;
 	o->src.ksframe = sec;
 	o->src.origin |= CODECTL_ORIGIN_SYNTH;
+	/* The sharing key's content part, hashed once at import. */
+	o->key.size = size;
+	o->key.content = hash;
 }
 
 /* Map a registration error to a reason. */

@@ -62,6 +62,7 @@ MODULE_PARM_DESC(import_max_bytes,
  * @sframe_vaddr: the link-time address the section was built for
  * @size:	bytes of @sec
  * @sec:	the section
+ * @sec_hash:	codectl_share_key_content()'s hash of @sec, computed once
  * @content:	codectl_file_hash() of the file at import
  * @ctime:	the file's ctime when @content was last found equal
  * @gone:	unhashed (replaced, removed, or its file changed)
@@ -74,6 +75,7 @@ struct codectl_import {
 	u64 sframe_vaddr;
 	u64 size;
 	u8 *sec;
+	u32 sec_hash;
 	u64 content;
 	struct timespec64 ctime;
 	bool gone;
@@ -128,6 +130,7 @@ static void codectl_import_unhash(struct codectl_import *imp)
  * @sec:	out: the section
  * @size:	out: its size
  * @vaddr:	out: the link-time address it was built for
+ * @sec_hash:	out: the section's hash for a sharing key (share.c)
  *
  * Context: any but NMI; takes a spinlock.
  * Return: the import, with a reference the caller drops with
@@ -135,7 +138,7 @@ static void codectl_import_unhash(struct codectl_import *imp)
  */
 struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  const u8 **sec, u64 *size,
-					  u64 *vaddr)
+					  u64 *vaddr, u32 *sec_hash)
 {
 	struct codectl_import *imp, *found = NULL;
 
@@ -153,6 +156,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 		*sec = found->sec;
 		*size = found->size;
 		*vaddr = found->sframe_vaddr;
+		*sec_hash = found->sec_hash;
 	}
 	return found;
 }
@@ -356,6 +360,7 @@ static int codectl_import_add(struct file *file,
 					elf.obj.text_vaddr, elf.obj.text_end);
 	if (ret)
 		goto out;
+	imp->sec_hash = codectl_share_content(imp->sec, imp->size);
 
 	/* Last, once the rest is known good: the whole file's content. */
 	ret = codectl_file_hash(file, &imp->content);

@@ -409,11 +409,10 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 		return -EFBIG;
 	/* The same bytes of the same file are judged and flattened once. */
 	if (share && ksframe && size <= flat_max) {
-		codectl_share_key_content(share, ksframe, size);
-		if (codectl_share_attach(reg, share)) {
-			codectl_sframe_summarize(reg, ksframe);
+		if (share->size != size)
+			codectl_share_key_content(share, ksframe, size);
+		if (codectl_share_attach(reg, share))
 			return 0;
-		}
 	} else {
 		share = NULL;
 	}

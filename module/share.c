@@ -53,6 +53,12 @@ MODULE_PARM_DESC(share,
  * @key:	what it was built from
  * @flat:	the arrays (its base is not used)
  * @mem:	bytes the arrays hold
+ * @version:	the section's SFrame version,
+ * @num_fdes:	FDEs,
+ * @num_fres:	FREs,
+ * @coverage:	and coverage of the text (struct codectl_reg): the same for
+ *		every registration of the key, so an attached registration
+ *		takes them from here instead of reading every FDE again
  */
 struct codectl_shared_flat {
 	refcount_t ref;
@@ -60,6 +66,10 @@ struct codectl_shared_flat {
 	struct codectl_share_key key;
 	struct sframe_flat flat;
 	u64 mem;
+	u32 version;
+	u32 num_fdes;
+	u32 num_fres;
+	u64 coverage;
 };
 
 static DEFINE_HASHTABLE(codectl_share_table, CODECTL_SHARE_BITS);
@@ -81,7 +91,20 @@ void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
 			       u64 size)
 {
 	k->size = size;
-	k->content = jhash(mem, size, 0x5f3759df);
+	k->content = codectl_share_content(mem, size);
+}
+
+/**
+ * codectl_share_content() - the hash of a section's bytes in a key
+ * @mem:	the section
+ * @size:	its size
+ *
+ * For a section that does not change (an import's), computed once.
+ * Return: the hash.
+ */
+u32 codectl_share_content(const u8 *mem, u64 size)
+{
+	return jhash(mem, size, 0x5f3759df);
 }
 
 static struct sframe_flat *codectl_share_header(const struct sframe_flat *f,
@@ -100,7 +123,8 @@ static struct sframe_flat *codectl_share_header(const struct sframe_flat *f,
  * @k:		the complete key of its section
  *
  * Return: true when @reg got the shared table (its own header, the
- * holder's arrays), false when there is none (or no memory).
+ * holder's arrays) and the section's summary, false when there is none
+ * (or no memory).
  */
 bool codectl_share_attach(struct codectl_reg *reg,
 			  const struct codectl_share_key *k)
@@ -131,6 +155,10 @@ bool codectl_share_attach(struct codectl_reg *reg,
 	reg->sframe_flat = h;
 	reg->shared = found;
 	reg->sframe_mem = found->mem;
+	reg->sframe_version = found->version;
+	reg->num_fdes = found->num_fdes;
+	reg->num_fres = found->num_fres;
+	reg->coverage = found->coverage;
 	atomic_long_inc(&codectl_stats.shared_hits);
 	return true;
 }
@@ -138,6 +166,7 @@ bool codectl_share_attach(struct codectl_reg *reg,
 /**
  * codectl_share_publish() - make a registration's new flat table shared
  * @reg:	a discovered registration being built, with its own flat table
+ *		and its section's summary
  * @k:		the complete key of its section
  *
  * The arrays move into a new holder, which @reg refers to; should
@@ -162,6 +191,10 @@ void codectl_share_publish(struct codectl_reg *reg,
 	sh->key = *k;
 	sh->flat = *own;
 	sh->mem = reg->sframe_mem;
+	sh->version = reg->sframe_version;
+	sh->num_fdes = reg->num_fdes;
+	sh->num_fres = reg->num_fres;
+	sh->coverage = reg->coverage;
 	spin_lock_irqsave(&codectl_share_lock, flags);
 	hash_for_each_possible(codectl_share_table, found, node, hash)
 		if (!memcmp(&found->key, k, sizeof(*k)) &&
