@@ -181,7 +181,8 @@ struct codectl_negs {
 
 /* Global live-object counters, shown in debugfs codectl/stats. */
 struct codectl_stats {
-	atomic_long_t mms;		/* registries (mm subscriptions) */
+	atomic_long_t mms;		/* address spaces with a registry */
+	atomic_long_t mm_objects;	/* registries not yet freed */
 	atomic_long_t registrations;	/* registration objects */
 	atomic_long_t bytes;		/* charged by inserted registrations */
 	atomic_long_t sets;		/* registration arrays */

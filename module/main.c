@@ -152,6 +152,7 @@ static void __exit codectl_exit(void)
 	/* then for the arrays they dropped. */
 	rcu_barrier();
 	WARN_ON(atomic_long_read(&codectl_stats.mms) ||
+		atomic_long_read(&codectl_stats.mm_objects) ||
 		atomic_long_read(&codectl_stats.registrations) ||
 		atomic_long_read(&codectl_stats.bytes) ||
 		atomic_long_read(&codectl_stats.sets) ||

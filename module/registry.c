@@ -489,6 +489,8 @@ static bool codectl_mm_unhash(struct codectl_mm *cmm)
 	if (owner)
 		hash_del_rcu(&cmm->hnode);
 	spin_unlock(&codectl_mm_table_lock);
+	if (owner)
+		atomic_long_dec(&codectl_stats.mms);
 	return owner;
 }
 
@@ -543,7 +545,7 @@ static struct mmu_notifier *codectl_mn_alloc(struct mm_struct *mm)
 	mutex_init(&cmm->lock);
 	RCU_INIT_POINTER(cmm->set, NULL);
 	RCU_INIT_POINTER(cmm->negs, NULL);
-	atomic_long_inc(&codectl_stats.mms);
+	atomic_long_inc(&codectl_stats.mm_objects);
 	return &cmm->mn;
 }
 
@@ -554,7 +556,7 @@ static void codectl_mn_free(struct mmu_notifier *mn)
 	mutex_destroy(&cmm->lock);
 	/* Lock-free lookups (codectl_mm_find()) may still be on its node. */
 	kfree_rcu(cmm, rcu);
-	atomic_long_dec(&codectl_stats.mms);
+	atomic_long_dec(&codectl_stats.mm_objects);
 }
 
 /*
@@ -690,6 +692,12 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 	if (!hashed)
 		hash_add_rcu(codectl_mm_table, &cmm->hnode, (unsigned long)mm);
 	spin_unlock(&codectl_mm_table_lock);
+	/*
+	 * Counted while hashed: the address spaces with a registry, not the
+	 * retired ones whose subscription waits for its batched put.
+	 */
+	if (!hashed)
+		atomic_long_inc(&codectl_stats.mms);
 	if (hashed)
 		mmu_notifier_put(mn);	/* another thread's get owns it */
 	return cmm;
@@ -1031,6 +1039,7 @@ void codectl_registry_exit(void)
 		spin_unlock(&codectl_mm_table_lock);
 		if (!cmm)
 			break;
+		atomic_long_dec(&codectl_stats.mms);
 		codectl_mm_retire(cmm, false);
 	}
 	/* A ->release may sleep (cmm->lock): let it run. */

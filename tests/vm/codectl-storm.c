@@ -10,7 +10,9 @@
  *   -r   rmmod mode: every process registers first, then closes
  *        /dev/codectl and carries on without it, so that the module can
  *        be removed under the storm.  Prints "# ready" once no fd is
- *        open; checks only that every process behaves, not the counters.
+ *        open; runs until SIGUSR1 says the rmmod returned (60 s past
+ *        -t at most); checks that every process behaves and that the
+ *        module left nothing of its own behind, not the counters.
  *   -B   beside other tests that use the module: the module's counters
  *        are theirs too, not compared with their baseline.
  *
@@ -111,6 +113,23 @@ int t_nr_failed(void)
 static uint64_t seed;
 static bool rmmod_mode;
 static volatile bool stop;
+/* rmmod mode: the suite's SIGUSR1, sent once its rmmod has returned. */
+static volatile sig_atomic_t rmmod_returned;
+
+static void on_rmmod_returned(int sig)
+{
+	(void)sig;
+	rmmod_returned = 1;
+}
+
+/* The process the suite signals forwards it to the storm's. */
+static volatile pid_t storm_pid;
+
+static void forward_rmmod_returned(int sig)
+{
+	if (storm_pid > 0)
+		kill(storm_pid, sig);
+}
 static struct self_image self;
 static bool have_self;
 
@@ -671,6 +690,7 @@ static int storm_main(int secs)
 	}
 	preload();
 	if (rmmod_mode) {
+		signal(SIGUSR1, on_rmmod_returned);
 		close(g_fd);
 		g_fd = -1;
 		say("# ready: %s closed, registrations held", CODECTL_DEVICE);
@@ -683,11 +703,20 @@ static int storm_main(int secs)
 	}
 	pthread_create(&map, NULL, mapper, NULL);
 	pthread_create(&fork_th, NULL, forker, NULL);
+	/*
+	 * In rmmod mode the storm also lasts until the suite's rmmod has
+	 * returned (60 s more at most): the check at the end must see the
+	 * module gone, not still there because a slow guest had not got to
+	 * its rmmod yet.
+	 */
 	do {
 		usleep(100000);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	} while (el < secs);
+	} while (el < secs ||
+		 (rmmod_mode && !rmmod_returned && el < secs + 60));
+	if (rmmod_mode && !rmmod_returned)
+		say("# no word from the suite that its rmmod returned");
 	stop = true;
 	if (!rmmod_mode) {
 		for (i = 0; i < 2; i++)
@@ -809,11 +838,14 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (res == MAP_FAILED)
 		return 1;
+	if (rmmod_mode)
+		signal(SIGUSR1, forward_rmmod_returned);
 	pid = fork();
 	if (!pid) {
 		storm_main(secs);
 		_exit(0);
 	}
+	storm_pid = pid;
 	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
 		say("not ok 1 - fork/wait: %s\n0 passed, 1 failed", strerror(errno));
 		return 1;

@@ -747,6 +747,8 @@ if [ -x "$storm" ] && loaded; then
 		else
 			not_ok "rmmod while the storm forks, unmaps, execs and exits" "$out"
 		fi
+		# Its check at the end needs the rmmod done (not only begun).
+		kill -USR1 $stormer
 	else
 		not_ok "storm in rmmod mode holds registrations with its fds closed" \
 			"it says: $(tail -n 3 "$tmp/storm-r.out" | tr '\n' ' ')"
