@@ -20,6 +20,9 @@
 #                         built with (scripts/sid-root.sh; as root)
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
+#   make check-demo       the demo, then its flame graphs compared in
+#                         headless Chromium (tests/demo/check.sh; not part
+#                         of check)
 #   make bench-decoder    SFrame lookups/s, ours (indexed decoder, flat table)
 #                         vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
@@ -69,7 +72,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm check-debug \
-	toolchain-7.2 sparse demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-synth \
+	toolchain-7.2 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -124,6 +127,9 @@ sparse:
 
 demo:
 	scripts/demo.sh
+
+check-demo:
+	tests/demo/check.sh
 
 bench-decoder:
 	$(MAKE) -C tests/sframe/bench bench

@@ -26,7 +26,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 series=${1:-6.12}
 mode=${2:-}
 cache=${CODECTL_CACHE:-$top/.cache}
-out=$cache/demo
+out=$cache/demo${mode:+-$mode}
 seconds=${DEMO_SECONDS:-4}
 
 # d3-flame-graph 4.1.3: the last release with the self-contained template
