@@ -97,21 +97,20 @@ progress "staging python3.11's standard library for the guest"
 stdlib=$out/guest/python3.11
 mkdir -p "$stdlib/lib-dynload"
 /usr/bin/python3.11 -I -c '
-import sys, runpy
+import os, sys, runpy
 import __future__, argparse, io, json, subprocess  # perf flamegraph.py
 import encodings.ascii, encodings.latin_1  # perf embeds python: no UTF-8 mode in the C locale
 sys.argv = ["workload.py", "0.01"]
 sys.argv.append("'"$top"'/tests/demo/workload.py")
+out, sys.stdout = sys.stdout, open(os.devnull, "w")
 runpy.run_path(sys.argv.pop(), run_name="__main__")
+sys.stdout = out
 for m in list(sys.modules.values()):
     for f in (getattr(m, "__file__", None), getattr(m, "__cached__", None)):
-        if f and f.startswith("/usr/lib/python3.11/"):
+        if f and f.startswith("/usr/lib/python3.11/") and os.path.isfile(f):
             print(f)
-' | sort -u | grep -v '^workload' | while read -r f; do
-	[ -f "$f" ] || continue
-	mkdir -p "$stdlib/$(dirname "${f#/usr/lib/python3.11/}")"
-	cp -L "$f" "$stdlib/${f#/usr/lib/python3.11/}"
-done
+' | sort -u | sed 's|^/usr/lib/python3.11/||' |
+	(cd /usr/lib/python3.11 && xargs cp -L --parents -t "$stdlib")
 
 progress "booting Debian's $series under QEMU (TCG, 2 vCPUs); the guest's steps follow"
 set +e
@@ -171,18 +170,28 @@ echo
 echo "=== complete stacks"
 share control
 share codectl
+if [ -f "$out/codectl/unwind.txt" ]; then
+	echo
+	echo "=== codectl's hook on perf_callchain_user (codectl unwind): its walks and how they ended"
+	sed -n '/^hook perf_callchain_user/,/^hook /{/^hook [^p]/d;p}' "$out/codectl/unwind.txt"
+fi
 echo
 progress "done"
+[ -z "$mode" ] || echo "($mode: the second run had no codectl either; make check-demo fails on such graphs)"
 cat <<EOF
 
 Files ($out):
-  control/flamegraph.html  flame graph without codectl: a flat, shallow
-                           fringe of [unknown] frames
+  control/flamegraph.html  without codectl: two or three levels shared by
+                           most samples, then [unknown] frames, and narrow
+                           towers of garbage (rbp followed as if it were
+                           a frame pointer)
   codectl/flamegraph.html  with codectl: one tower from _start through
-                           python's main and its evaluation loop, one level
-                           of _PyEval_EvalFrameDefault per level of
-                           workload.py (simulate -> rank -> score -> weigh
-                           -> leaf_hash)
+                           __libc_start_main, Py_BytesMain, Py_RunMain to
+                           the evaluation loop, and a new level of
+                           _PyEval_EvalFrameDefault for each call that
+                           workload.py makes through a builtin (sorted ->
+                           score, map -> weigh, max -> leaf_hash); python
+                           3.11 names no Python function to perf
   */report.txt             perf report --stdio --children
   console.log              the guest's console
 Open the flame graphs in a browser (click a frame to zoom); the demo's
