@@ -14,6 +14,10 @@
 # samples whose stack reaches python's _start/__libc_start_main, and a
 # flame graph of each (perf's own `perf script report flamegraph`, run in
 # the guest, with the d3-flame-graph template from the npm registry).
+# Why in the guest: perf there has the guest kernel's symbols and the very
+# files it sampled, and the console only has to carry the reports and the
+# HTML (100 KB), not perf.data; the guest needs bash (perf's report
+# script) and the part of python's library that flamegraph.py imports.
 #
 #   scripts/demo.sh [SERIES] [nocodectl]
 #

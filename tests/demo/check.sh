@@ -30,7 +30,7 @@ else
 	series=${1:-6.12}
 	mode=${2:-}
 	results=$cache/demo${mode:+-$mode}
-	"$top/scripts/demo.sh" "$series" $mode
+	"$top/scripts/demo.sh" "$series" "$mode"
 	echo
 fi
 

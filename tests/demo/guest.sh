@@ -40,6 +40,7 @@ cover_objects() {
 		objs="$objs $l"
 	done
 	say "codectl import $objs"
+	# shellcheck disable=SC2086 # one word per object
 	codectl import $objs
 }
 
