@@ -184,20 +184,19 @@ progress "done"
 [ -z "$mode" ] || echo "($mode: the second run had no codectl either; make check-demo fails on such graphs)"
 cat <<EOF
 
-Files ($out):
-  control/flamegraph.html  without codectl: two or three levels shared by
-                           most samples, then [unknown] frames, and narrow
-                           towers of garbage (rbp followed as if it were
-                           a frame pointer)
-  codectl/flamegraph.html  with codectl: one tower from _start through
-                           __libc_start_main, Py_BytesMain, Py_RunMain to
-                           the evaluation loop, and a new level of
-                           _PyEval_EvalFrameDefault for each call that
-                           workload.py makes through a builtin (sorted ->
-                           score, map -> weigh, max -> leaf_hash); python
-                           3.11 names no Python function to perf
-  */report.txt             perf report --stdio --children
-  console.log              the guest's console
-Open the flame graphs in a browser (click a frame to zoom); the demo's
-test (make check-demo) compares them in headless Chromium.
+What to look at: the two flame graphs, in a browser (click a frame to zoom)
+  $out/control/flamegraph.html
+      without codectl: two or three levels shared by most samples, then
+      [unknown] frames, and narrow towers of garbage (rbp followed as if
+      it were a frame pointer)
+  $out/codectl/flamegraph.html
+      with codectl: one tower from _start through __libc_start_main,
+      Py_BytesMain, Py_RunMain to the evaluation loop, and a new level of
+      _PyEval_EvalFrameDefault for each call that workload.py makes
+      through a builtin (sorted -> score, map -> weigh, max -> leaf_hash);
+      python 3.11 names no Python function to perf
+and in $out: */report.txt (perf report --stdio --children), */share.txt
+(samples, complete, mean depth), codectl/unwind.txt (codectl unwind),
+console.log (the guest's console).  make check-demo compares the flame
+graphs in headless Chromium (screenshots: */flamegraph.png).
 EOF
