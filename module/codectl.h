@@ -6,6 +6,7 @@
 #define CODECTL_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/elf.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
@@ -17,6 +18,7 @@
 #include <linux/types.h>
 
 struct file;
+struct irq_work;
 struct pt_regs;
 struct inode;
 struct codectl_shared_flat;
@@ -247,6 +249,62 @@ void codectl_twork_queued(struct codectl_twork *w);
 void codectl_twork_unqueued(struct codectl_twork *w);
 bool codectl_twork_start(struct codectl_twork *w);
 bool codectl_twork_orphan(struct codectl_twork *w);
+
+/* taskslot.c: pools of per-task slots with their task_works */
+#define CODECTL_TASKSLOT_QUEUED		BIT(BITS_PER_LONG - 2)
+#define CODECTL_TASKSLOT_RELEASING	BIT(BITS_PER_LONG - 1)
+
+/**
+ * struct codectl_taskslot - the head of a per-task slot
+ * @owner:	the task, or NULL when free (cmpxchg)
+ * @state:	the user's bits, CODECTL_TASKSLOT_QUEUED and _RELEASING
+ * @twork:	the slot's task_work; NULL once orphaned at unload
+ */
+struct codectl_taskslot {
+	struct task_struct *owner;
+	atomic_long_t state;
+	struct codectl_twork *twork;
+};
+
+/**
+ * struct codectl_taskslot_pool - slots of @size bytes, head first
+ * @slots:	BIT(@bits) slots, NULL until codectl_taskslot_pool_init()
+ * @size:	bytes of a slot: a structure starting with its
+ *		struct codectl_taskslot
+ * @bits:	log2 of the number of slots
+ * @probe:	slots a task's lookups and claims look at
+ * @works:	the counter of task_works queued or running
+ * @what:	what the works are, in unload's messages
+ * @kick:	per-CPU no-op irq_works before TWA_NMI_CURRENT, else NULL
+ */
+struct codectl_taskslot_pool {
+	void *slots;
+	size_t size;
+	unsigned int bits;
+	unsigned int probe;
+	atomic_long_t *works;
+	const char *what;
+	struct irq_work __percpu *kick;
+};
+
+static inline struct codectl_taskslot *
+codectl_taskslot_at(struct codectl_taskslot_pool *pool, unsigned int i)
+{
+	return pool->slots + i * pool->size;
+}
+
+struct codectl_taskslot *
+codectl_taskslot_lookup(struct codectl_taskslot_pool *pool,
+			struct task_struct *t);
+struct codectl_taskslot *
+codectl_taskslot_claim(struct codectl_taskslot_pool *pool);
+void codectl_taskslot_free(struct codectl_taskslot *s);
+int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
+			   struct codectl_taskslot *s);
+int codectl_taskslot_pool_init(struct codectl_taskslot_pool *pool,
+			       task_work_func_t fn);
+void codectl_taskslot_pool_drain(struct codectl_taskslot_pool *pool);
+void codectl_taskslot_pool_free(struct codectl_taskslot_pool *pool);
 
 /* fork.c */
 int codectl_fork_init(void);

@@ -7,10 +7,10 @@
  *
  * The unwinder calls codectl_discover_request(pc) from any context (NMI
  * included): it only notes the pc in a per-task slot of a pool allocated
- * at load (claimed with cmpxchg, as deferred.c's) and queues the slot's
- * task_work; the unwind goes on with its fallback.  The task_work runs in
- * the task, in task context, on its way back to user space, and examines
- * the object mapped at each pc noted:
+ * at load (taskslot.c, as deferred.c's) and queues the slot's task_work;
+ * the unwind goes on with its fallback.  The task_work runs in the task,
+ * in task context, on its way back to user space, and examines the
+ * object mapped at each pc noted:
  *
  *  - the mapping (mmap read lock): executable, file-backed, a regular
  *    file; then, in the same task_work, every other executable file
@@ -46,16 +46,13 @@
  * debugfs codectl/discover.
  *
  * Unload: requests stop; task_works still queued are left to their tasks
- * (twork.c), the running ones are waited for
+ * (taskslot.c, twork.c), the running ones are waited for
  * (codectl_stats.discover_works), as for deferred unwinds.
  */
 #include <linux/atomic.h>
-#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/hashtable.h>
-#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/jhash.h>
 #include <linux/ktime.h>
@@ -63,7 +60,6 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -83,25 +79,19 @@ module_param_named(discover, codectl_discover, bool, 0644);
 MODULE_PARM_DESC(discover,
 		 "Find the SFrame section of unregistered executable file mappings at the first unwind that meets them (default Y)");
 
-#define CODECTL_DSC_BITS	10
-#define CODECTL_DSC_SLOTS	BIT(CODECTL_DSC_BITS)
-#define CODECTL_DSC_PROBE	32
 /* pcs a slot notes before its task_work runs */
 #define CODECTL_DSC_PCS		4
 
-/* state: number of pcs noted, QUEUED, RELEASING */
+/* state: number of pcs noted, CODECTL_TASKSLOT_QUEUED and _RELEASING */
 #define CODECTL_DSC_COUNT	0xffUL
-#define CODECTL_DSC_QUEUED	BIT(8)
-#define CODECTL_DSC_RELEASING	BIT(9)
 
 #define CODECTL_DSC_MAX_FILES	16	/* mappings of one file examined */
 
 /**
  * struct codectl_dsc_slot - pcs a task asked to be examined
- * @owner:	the task, or NULL when free (cmpxchg)
- * @state:	CODECTL_DSC_* bits and the count of @pcs
+ * @ts:		the slot's owner, task_work and state: the count of @pcs
+ *		and CODECTL_TASKSLOT_* bits; queued once per QUEUED state
  * @pcs:	the pcs, written after the count is taken
- * @twork:	queued once per QUEUED state; NULL once orphaned at unload
  *
  * Only the owner touches an owned slot (its task context and the
  * interrupts and NMIs that nest in it): every race is nesting on one
@@ -110,26 +100,19 @@ MODULE_PARM_DESC(discover,
  * then examine their own pcs, which costs a duplicate look at worst.
  */
 struct codectl_dsc_slot {
-	struct task_struct *owner;
-	atomic_long_t state;
+	struct codectl_taskslot ts;
 	u64 pcs[CODECTL_DSC_PCS];
-	struct codectl_twork *twork;
 };
 
-static struct codectl_dsc_slot *codectl_dsc_slots;
+static struct codectl_taskslot_pool codectl_dsc_pool = {
+	.size = sizeof(struct codectl_dsc_slot),
+	.bits = 10,
+	.probe = 32,
+	.works = &codectl_stats.discover_works,
+	.what = "discoveries",
+};
+
 static bool codectl_dsc_stopping;
-
-#ifndef HAVE_TWA_NMI_CURRENT
-static void codectl_dsc_kick_fn(struct irq_work *w)
-{
-	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
-}
-
-static DEFINE_PER_CPU(struct irq_work, codectl_dsc_kick);
-#define CODECTL_DSC_KICK()	this_cpu_ptr(&codectl_dsc_kick)
-#else
-#define CODECTL_DSC_KICK()	NULL
-#endif
 
 static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
 	[DSC_NOT_FILE] = "not_file", [DSC_WRITABLE] = "writable",
@@ -161,46 +144,9 @@ static struct {
 
 /* ---- requests (any context) ------------------------------------------ */
 
-static struct codectl_dsc_slot *codectl_dsc_at(unsigned int h, unsigned int i)
+static struct codectl_dsc_slot *codectl_dsc_slot(struct codectl_taskslot *ts)
 {
-	return &codectl_dsc_slots[(h + i) & (CODECTL_DSC_SLOTS - 1)];
-}
-
-static struct codectl_dsc_slot *codectl_dsc_lookup(void)
-{
-	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
-	struct codectl_dsc_slot *s;
-
-	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
-		s = codectl_dsc_at(h, i);
-		if (READ_ONCE(s->owner) == current &&
-		    !(atomic_long_read(&s->state) & CODECTL_DSC_RELEASING))
-			return s;
-	}
-	return NULL;
-}
-
-static struct codectl_dsc_slot *codectl_dsc_claim(void)
-{
-	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
-	struct codectl_dsc_slot *s;
-
-	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
-		s = codectl_dsc_at(h, i);
-		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
-			continue;
-		/* cmpxchg() ordered this after the releaser's resets. */
-		atomic_long_set(&s->state, 0);
-		return s;
-	}
-	return NULL;
-}
-
-/* Free a slot whose state is RELEASING. */
-static void codectl_dsc_free(struct codectl_dsc_slot *s)
-{
-	/* Pairs with the claimant's cmpxchg: it sees the slot RELEASING. */
-	smp_store_release(&s->owner, NULL);
+	return ts ? container_of(ts, struct codectl_dsc_slot, ts) : NULL;
 }
 
 /*
@@ -241,10 +187,9 @@ void codectl_discover_request(u64 pc)
 	struct codectl_mm *cmm;
 	unsigned long old, n;
 	unsigned int i;
-	int ret;
 
 	if (!READ_ONCE(codectl_discover) || READ_ONCE(codectl_dsc_stopping) ||
-	    !codectl_dsc_slots)
+	    !codectl_dsc_pool.slots)
 		return;
 	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
 	    pc >= TASK_SIZE_MAX)
@@ -258,17 +203,18 @@ void codectl_discover_request(u64 pc)
 		atomic64_inc(&codectl_dsc.not_code);
 		return;
 	}
-	s = codectl_dsc_lookup();
+	s = codectl_dsc_slot(codectl_taskslot_lookup(&codectl_dsc_pool,
+						     current));
 	if (!s)
-		s = codectl_dsc_claim();
+		s = codectl_dsc_slot(codectl_taskslot_claim(&codectl_dsc_pool));
 	if (!s) {
 		atomic64_inc(&codectl_dsc.dropped);
 		return;
 	}
-	old = atomic_long_read(&s->state);
+	old = atomic_long_read(&s->ts.state);
 	do {
 		n = old & CODECTL_DSC_COUNT;
-		if (old & CODECTL_DSC_QUEUED)
+		if (old & CODECTL_TASKSLOT_QUEUED)
 			atomic64_inc(&codectl_dsc.pending_fallbacks);
 		/* One look per page of code is enough. */
 		for (i = 0; i < n && i < CODECTL_DSC_PCS; i++)
@@ -279,26 +225,17 @@ void codectl_discover_request(u64 pc)
 			atomic64_inc(&codectl_dsc.dropped);
 			return;
 		}
-	} while (!atomic_long_try_cmpxchg(&s->state, &old,
-					  (old + 1) | CODECTL_DSC_QUEUED));
+	} while (!atomic_long_try_cmpxchg(&s->ts.state, &old,
+					  (old + 1) | CODECTL_TASKSLOT_QUEUED));
 	WRITE_ONCE(s->pcs[n], pc);
 	atomic64_inc(&codectl_dsc.requests);
-	if (old & CODECTL_DSC_QUEUED)
+	if (old & CODECTL_TASKSLOT_QUEUED)
 		return;
 
-	atomic_long_inc(&codectl_stats.discover_works);
-	codectl_twork_queued(s->twork);
-	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork->cb,
-						CODECTL_DSC_KICK());
-	else
-		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
-	if (ret) {
+	if (codectl_taskslot_queue(&codectl_dsc_pool, &s->ts)) {
 		/* Exiting: nothing will run the work; give the slot back. */
-		codectl_twork_unqueued(s->twork);
-		atomic_long_dec(&codectl_stats.discover_works);
-		atomic_long_set(&s->state, CODECTL_DSC_RELEASING);
-		codectl_dsc_free(s);
+		atomic_long_set(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
+		codectl_taskslot_free(&s->ts);
 	}
 }
 
@@ -783,7 +720,7 @@ static void codectl_dsc_sweep(struct codectl_dsc_batch *b)
 static void codectl_dsc_twork(struct callback_head *cb)
 {
 	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
-	struct codectl_dsc_slot *s = w->data;
+	struct codectl_dsc_slot *s = codectl_dsc_slot(w->data);
 	u64 pcs[CODECTL_DSC_PCS];
 	unsigned long old;
 	unsigned int i, n;
@@ -791,11 +728,11 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Orphaned at unload (freed): touch nothing. */
 	if (!codectl_twork_start(w))
 		return;
-	old = atomic_long_xchg(&s->state, CODECTL_DSC_RELEASING);
+	old = atomic_long_xchg(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
 	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
 	for (i = 0; i < n; i++)
 		pcs[i] = READ_ONCE(s->pcs[i]);
-	codectl_dsc_free(s);
+	codectl_taskslot_free(&s->ts);
 
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
@@ -878,82 +815,23 @@ int codectl_discover_show(struct seq_file *m, void *v)
  */
 int codectl_discover_init(void)
 {
-	struct codectl_dsc_slot *slots;
-	unsigned int i;
-	int cpu;
-
-	slots = kvcalloc(CODECTL_DSC_SLOTS, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
-		atomic_long_set(&slots[i].state, CODECTL_DSC_RELEASING);
-		/* Its own allocation: unload may leave it to a task. */
-		slots[i].twork = kmalloc(sizeof(*slots[i].twork), GFP_KERNEL);
-		if (!slots[i].twork) {
-			while (i--)
-				kfree(slots[i].twork);
-			kvfree(slots);
-			return -ENOMEM;
-		}
-		codectl_twork_init(slots[i].twork, codectl_dsc_twork);
-		slots[i].twork->data = &slots[i];
-	}
-#ifndef HAVE_TWA_NMI_CURRENT
-	for_each_possible_cpu(cpu)
-		per_cpu(codectl_dsc_kick, cpu) =
-			IRQ_WORK_INIT_HARD(codectl_dsc_kick_fn);
-#else
-	(void)cpu;
-#endif
 	codectl_dsc_stopping = false;
-	/* Requests look at the pointer: publish the initialised slots. */
-	smp_store_release(&codectl_dsc_slots, slots);
-	return 0;
+	return codectl_taskslot_pool_init(&codectl_dsc_pool, codectl_dsc_twork);
 }
 
 /**
  * codectl_discover_exit() - stop requests, leave the queued discoveries
  *
  * Callers of codectl_discover_request() (the unwinder) are gone or going:
- * the flag stops the rest.  A discovery queued on a task that has not
- * run it yet (it may be asleep in the kernel for days) is left to the
- * task, which frees it (twork.c); the ones running are waited for, and
- * the task_works that read the callback before it was redirected.
+ * the flag stops the rest.  Queued discoveries are left to their tasks,
+ * the running ones waited for (codectl_taskslot_pool_drain()).
  */
 void codectl_discover_exit(void)
 {
-	unsigned int waited = 0, i, left = 0;
-	int cpu;
-
 	WRITE_ONCE(codectl_dsc_stopping, true);
 	/* Requests in flight have seen the flag or queued their work. */
 	synchronize_rcu();
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
-		if (!codectl_twork_orphan(codectl_dsc_slots[i].twork))
-			continue;
-		codectl_dsc_slots[i].twork = NULL;
-		atomic_long_dec(&codectl_stats.discover_works);
-		left++;
-	}
-	if (left)
-		pr_info("codectl: unload leaves %u queued discoveries to their tasks\n",
-			left);
-	while (atomic_long_read(&codectl_stats.discover_works)) {
-		if (!(++waited % 500))
-			pr_info("codectl: unload waits for %ld running discoveries\n",
-				atomic_long_read(&codectl_stats.discover_works));
-		msleep(20);
-	}
-	synchronize_rcu_tasks();
-#ifndef HAVE_TWA_NMI_CURRENT
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&codectl_dsc_kick, cpu));
-#else
-	(void)cpu;
-#endif
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++)
-		kfree(codectl_dsc_slots[i].twork);
-	kvfree(codectl_dsc_slots);
-	codectl_dsc_slots = NULL;
+	codectl_taskslot_pool_drain(&codectl_dsc_pool);
+	codectl_taskslot_pool_free(&codectl_dsc_pool);
 	codectl_dsc_fneg_clear();
 }
