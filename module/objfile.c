@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "arch.h"
 #include "codectl.h"
 #include "compat.h"
 
@@ -58,7 +59,7 @@ static int codectl_objfile_ehdr(struct codectl_objfile *o)
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_ident[EI_VERSION] != EV_CURRENT ||
 	    (eh->e_type != ET_DYN && eh->e_type != ET_EXEC) ||
-	    eh->e_machine != EM_X86_64 || eh->e_version != EV_CURRENT)
+	    eh->e_machine != CODECTL_ARCH_ELF_MACHINE || eh->e_version != EV_CURRENT)
 		return DSC_EHDR;
 	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
 	    eh->e_phnum > CODECTL_OBJ_MAX_PHDRS)
