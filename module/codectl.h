@@ -287,6 +287,15 @@ struct codectl_taskslot_pool {
 	struct irq_work __percpu *kick;
 };
 
+/*
+ * A pool of BIT(@bits) slots of type @slot, @probe of them looked at per
+ * task, counting its task_works in @works (an initialiser).
+ */
+#define CODECTL_TASKSLOT_POOL(slot, nbits, window, counter, name) {	\
+	.size = sizeof(slot), .bits = (nbits), .probe = (window),	\
+	.works = (counter), .what = (name),				\
+}
+
 static inline struct codectl_taskslot *
 codectl_taskslot_at(struct codectl_taskslot_pool *pool, unsigned int i)
 {

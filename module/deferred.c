@@ -82,14 +82,10 @@ struct codectl_dslot {
 	struct codectl_trace trace;
 };
 
-/* Slots looked at per task: lookups and claims scan a window of 64. */
-static struct codectl_taskslot_pool codectl_dpool = {
-	.size = sizeof(struct codectl_dslot),
-	.bits = 12,
-	.probe = 64,
-	.works = &codectl_stats.unwind_works,
-	.what = "deferred unwinds",
-};
+/* 4096 slots; lookups and claims scan a window of 64 of them. */
+static struct codectl_taskslot_pool codectl_dpool =
+	CODECTL_TASKSLOT_POOL(struct codectl_dslot, 12, 64,
+			      &codectl_stats.unwind_works, "deferred unwinds");
 
 /* Consumers by bit; callbacks run under codectl_dsrcu. */
 static struct codectl_unwind_work __rcu *codectl_dconsumers[CODECTL_DCONSUMERS];

@@ -104,13 +104,9 @@ struct codectl_dsc_slot {
 	u64 pcs[CODECTL_DSC_PCS];
 };
 
-static struct codectl_taskslot_pool codectl_dsc_pool = {
-	.size = sizeof(struct codectl_dsc_slot),
-	.bits = 10,
-	.probe = 32,
-	.works = &codectl_stats.discover_works,
-	.what = "discoveries",
-};
+static struct codectl_taskslot_pool codectl_dsc_pool =
+	CODECTL_TASKSLOT_POOL(struct codectl_dsc_slot, 10, 32,
+			      &codectl_stats.discover_works, "discoveries");
 
 static bool codectl_dsc_stopping;
 
