@@ -91,6 +91,7 @@ module:
 clean-module:
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
 		module/.*.cmd module/modules.order Module.symvers \
+		shared/*.o shared/.*.cmd \
 		modules.order .*.cmd
 
 lib:

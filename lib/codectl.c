@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "../module/names.h"
+#include "../shared/names.h"
 
 /*
  * The descriptor, -1 while not open.  Opened without a lock: threads that

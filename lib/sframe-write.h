@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A small SFrame v3 writer (AMD64), freestanding like the decoder beside
- * it (module/sframe.[ch]): no libc, fixed-width types only, the output
+ * it (shared/sframe.[ch]): no libc, fixed-width types only, the output
  * buffer is the caller's.
  *
  * Why not binutils' libsframe encoder: Debian bookworm's binutils 2.40
@@ -15,7 +15,7 @@
 #ifndef LIBCODECTL_SFRAME_WRITE_H
 #define LIBCODECTL_SFRAME_WRITE_H
 
-#include "../module/sframe.h"
+#include "../shared/sframe.h"
 
 /* DWARF numbers of the x86-64 registers the AMD64 rules name. */
 #define SFW_DWARF_RBP		6

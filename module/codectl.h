@@ -6,6 +6,8 @@
 #define CODECTL_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/elf.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -16,6 +18,7 @@
 #include <linux/types.h>
 
 struct file;
+struct irq_work;
 struct pt_regs;
 struct inode;
 struct codectl_shared_flat;
@@ -248,6 +251,71 @@ void codectl_twork_unqueued(struct codectl_twork *w);
 bool codectl_twork_start(struct codectl_twork *w);
 bool codectl_twork_orphan(struct codectl_twork *w);
 
+/* taskslot.c: pools of per-task slots with their task_works */
+#define CODECTL_TASKSLOT_QUEUED		BIT(BITS_PER_LONG - 2)
+#define CODECTL_TASKSLOT_RELEASING	BIT(BITS_PER_LONG - 1)
+
+/**
+ * struct codectl_taskslot - the head of a per-task slot
+ * @owner:	the task, or NULL when free (cmpxchg)
+ * @state:	the user's bits, CODECTL_TASKSLOT_QUEUED and _RELEASING
+ * @twork:	the slot's task_work; NULL once orphaned at unload
+ */
+struct codectl_taskslot {
+	struct task_struct *owner;
+	atomic_long_t state;
+	struct codectl_twork *twork;
+};
+
+/**
+ * struct codectl_taskslot_pool - slots of @size bytes, head first
+ * @slots:	BIT(@bits) slots, NULL until codectl_taskslot_pool_init()
+ * @size:	bytes of a slot: a structure starting with its
+ *		struct codectl_taskslot
+ * @bits:	log2 of the number of slots
+ * @probe:	slots a task's lookups and claims look at
+ * @works:	the counter of task_works queued or running
+ * @what:	what the works are, in unload's messages
+ * @kick:	per-CPU no-op irq_works before TWA_NMI_CURRENT, else NULL
+ */
+struct codectl_taskslot_pool {
+	void *slots;
+	size_t size;
+	unsigned int bits;
+	unsigned int probe;
+	atomic_long_t *works;
+	const char *what;
+	struct irq_work __percpu *kick;
+};
+
+/*
+ * A pool of BIT(@bits) slots of type @slot, @probe of them looked at per
+ * task, counting its task_works in @works (an initialiser).
+ */
+#define CODECTL_TASKSLOT_POOL(slot, nbits, window, counter, name) {	\
+	.size = sizeof(slot), .bits = (nbits), .probe = (window),	\
+	.works = (counter), .what = (name),				\
+}
+
+static inline struct codectl_taskslot *
+codectl_taskslot_at(struct codectl_taskslot_pool *pool, unsigned int i)
+{
+	return pool->slots + i * pool->size;
+}
+
+struct codectl_taskslot *
+codectl_taskslot_lookup(struct codectl_taskslot_pool *pool,
+			struct task_struct *t);
+struct codectl_taskslot *
+codectl_taskslot_claim(struct codectl_taskslot_pool *pool);
+void codectl_taskslot_free(struct codectl_taskslot *s);
+int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
+			   struct codectl_taskslot *s);
+int codectl_taskslot_pool_init(struct codectl_taskslot_pool *pool,
+			       task_work_func_t fn);
+void codectl_taskslot_pool_drain(struct codectl_taskslot_pool *pool);
+void codectl_taskslot_pool_free(struct codectl_taskslot_pool *pool);
+
 /* fork.c */
 int codectl_fork_init(void);
 void codectl_fork_exit(void);
@@ -303,7 +371,7 @@ struct codectl_file_obj {
 };
 
 /**
- * struct codectl_file_elf - what codectl_discover_file() read of a file
+ * struct codectl_file_elf - what codectl_objfile_describe() read of a file
  * @obj:	its first executable segment, identity and build id
  * @load_end:	link-time end of its highest PT_LOAD
  * @has_sframe:	it has a PT_GNU_SFRAME segment
@@ -393,6 +461,61 @@ struct codectl_elf_src {
 	u32 debug_link_crc;
 	u32 origin;
 	u32 import_gen;
+};
+
+/*
+ * Why discovery did not register an object (debugfs codectl/discover);
+ * reading the object file (objfile.c) returns the first ones.
+ */
+enum codectl_dsc_reason {
+	DSC_NOT_FILE = 1,	/* anonymous, special or not a regular file */
+	DSC_WRITABLE,		/* the file is open for writing */
+	DSC_READ,		/* I/O error or truncated file */
+	DSC_EHDR,		/* not a 64-bit ELF object of this machine */
+	DSC_PHDRS,		/* program headers out of bounds or too many */
+	DSC_NO_LOAD,		/* the mapping is no executable PT_LOAD */
+	DSC_LAYOUT,		/* segments and mappings disagree */
+	DSC_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
+	DSC_CHANGED,		/* the file or mapping changed meanwhile */
+	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
+	DSC_EXISTS,		/* overlaps an explicit registration */
+	DSC_LIMIT,		/* max_registrations or max_bytes */
+	DSC_NOMEM,		/* out of memory (no negative entry) */
+	DSC_INTR,		/* interrupted (no negative entry) */
+	DSC_OTHER,		/* any other error */
+	DSC_NR_REASONS,
+	DSC_LATER = DSC_NR_REASONS,	/* no SFrame, no registry: see batch */
+};
+
+/**
+ * struct codectl_objfile - an ELF object file, as read from the file
+ * @file:	the file (its reference is the caller's)
+ * @size:	its size when the reading started
+ * @vm_start:	where the mapping read for starts
+ * @vm_off:	the mapping's file offset
+ * @eh:		the ELF header
+ * @ph:		the program headers (kmalloc)
+ * @bias:	load bias of the mapping
+ * @src:	what a registration of it needs: ranges, build id, debug
+ *		link, the section read from the file
+ * @build_id:	the bytes of @src.kbuild_id
+ * @key:	the sharing key @src.share points at
+ * @debug_link:	the string of @src.kdebug_link (kmalloc)
+ * @sframe:	the bytes of @src.ksframe when read from the file (kvmalloc)
+ */
+struct codectl_objfile {
+	struct file *file;
+	loff_t size;
+	u64 vm_start;
+	u64 vm_off;
+	struct elf64_hdr eh;
+	struct elf64_phdr *ph;
+	u64 bias;
+	struct codectl_elf_src src;
+	u8 build_id[CODECTL_BUILD_ID_MAX];
+	struct codectl_share_key key;
+	char *debug_link;
+	u8 *sframe;
 };
 
 /*
@@ -494,9 +617,14 @@ void codectl_discover_request(u64 pc);
 int codectl_discover_init(void);
 void codectl_discover_exit(void);
 int codectl_discover_show(struct seq_file *m, void *v);
+
+/* objfile.c */
+int codectl_objfile_read_mapped(struct codectl_objfile *o);
+void codectl_objfile_share_key(struct codectl_objfile *o);
+void codectl_objfile_release(struct codectl_objfile *o);
+int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf);
 void codectl_file_id(const struct inode *inode, struct codectl_file_id *id);
 int codectl_file_hash(struct file *file, u64 *hash);
-int codectl_discover_file(struct file *file, struct codectl_file_elf *elf);
 
 /* import.c */
 struct codectl_import;

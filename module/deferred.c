@@ -5,9 +5,8 @@
  * calls every consumer that asked (the contract of upstream's
  * unwind_deferred_*, which no distro kernel exports).
  *
- * Per-task state lives in a pool of slots allocated at load, found by
- * owner == current in a window of CODECTL_DPROBE slots from
- * hash_ptr(current): no task_struct field, no allocation in NMI.
+ * Per-task state lives in a pool of slots allocated at load (taskslot.c):
+ * no task_struct field, no allocation in NMI.
  *
  * A slot's life:
  *   free       owner NULL, state RELEASING, cookie 0
@@ -35,10 +34,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/bitops.h>
-#include <linux/delay.h>
 #include <linux/hardirq.h>
-#include <linux/hash.h>
-#include <linux/irq_work.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -57,26 +53,18 @@
 #include "codectl.h"
 #include "compat.h"
 
-#define CODECTL_DSLOT_BITS	12
-#define CODECTL_DSLOTS		BIT(CODECTL_DSLOT_BITS)
-/* Slots looked at per task: lookups and claims scan this window. */
-#define CODECTL_DPROBE		64
-
-/* state: one request bit per consumer, then two bits of our own. */
+/* state: one request bit per consumer, then the pool's two bits. */
 #define CODECTL_DCONSUMERS	(BITS_PER_LONG - 2)
-#define CODECTL_DQUEUED		BIT(BITS_PER_LONG - 2)
-#define CODECTL_DRELEASING	BIT(BITS_PER_LONG - 1)
-#define CODECTL_DREQ_MASK	(CODECTL_DQUEUED - 1)
+#define CODECTL_DREQ_MASK	(CODECTL_TASKSLOT_QUEUED - 1)
 
 /**
  * struct codectl_dslot - the deferred-unwind state of one task
- * @owner:	the task, or NULL when free; claimed with cmpxchg
- * @state:	request bits, CODECTL_DQUEUED, CODECTL_DRELEASING
+ * @ts:		the owner, the task_work (queued once per requested state)
+ *		and the state: request bits, CODECTL_TASKSLOT_QUEUED and
+ *		CODECTL_TASKSLOT_RELEASING
  * @cookie:	of the current entry, 0 until the first request
  * @req_ip:	user pc at the request that assigned @cookie
  * @req_sp:	user stack pointer then
- * @twork:	the task_work, queued once per requested state; NULL once
- *		orphaned at unload (twork.c)
  * @delivered:	consumer bits already called back with @cookie
  * @traced:	@trace holds this entry's unwind (owner's task context only)
  * @moved:	the user registers differed from @req_ip/@req_sp at the unwind
@@ -84,19 +72,20 @@
  *		and freed with the slot
  */
 struct codectl_dslot {
-	struct task_struct *owner;
-	atomic_long_t state;
+	struct codectl_taskslot ts;
 	atomic64_t cookie;
 	unsigned long req_ip;
 	unsigned long req_sp;
-	struct codectl_twork *twork;
 	atomic_long_t delivered;
 	bool traced;
 	bool moved;
 	struct codectl_trace trace;
 };
 
-static struct codectl_dslot *codectl_dslots;
+/* 4096 slots; lookups and claims scan a window of 64 of them. */
+static struct codectl_taskslot_pool codectl_dpool =
+	CODECTL_TASKSLOT_POOL(struct codectl_dslot, 12, 64,
+			      &codectl_stats.unwind_works, "deferred unwinds");
 
 /* Consumers by bit; callbacks run under codectl_dsrcu. */
 static struct codectl_unwind_work __rcu *codectl_dconsumers[CODECTL_DCONSUMERS];
@@ -113,23 +102,6 @@ struct codectl_dclaim {
 static DEFINE_PER_CPU(struct codectl_dclaim, codectl_dclaim);
 static DEFINE_PER_CPU(u32, codectl_dcookie_seq);
 
-#ifndef HAVE_TWA_NMI_CURRENT
-static void codectl_dkick_fn(struct irq_work *w)
-{
-	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
-}
-
-/*
- * Set up at init, not by a static initializer: a module's per-CPU data is
- * copied from its section without relocations, so a function pointer
- * there would be NULL (found by the REMOTE self-test on 6.1).
- */
-static DEFINE_PER_CPU(struct irq_work, codectl_dkick);
-#define CODECTL_DKICK()		this_cpu_ptr(&codectl_dkick)
-#else
-#define CODECTL_DKICK()		NULL
-#endif
-
 /*
  * A new cookie: this CPU's sequence number (odd, so never 0) in the high
  * half, cpu + 1 in the low half.  this_cpu_add_return() is one
@@ -142,46 +114,35 @@ static u64 codectl_dcookie_new(void)
 	return ((u64)seq << 32) | (smp_processor_id() + 1);
 }
 
-static struct codectl_dslot *codectl_dslot_at(unsigned int h, unsigned int i)
+static struct codectl_dslot *codectl_dslot(struct codectl_taskslot *ts)
 {
-	return &codectl_dslots[(h + i) & (CODECTL_DSLOTS - 1)];
+	return ts ? container_of(ts, struct codectl_dslot, ts) : NULL;
+}
+
+static struct codectl_dslot *codectl_dslot_at(unsigned int i)
+{
+	return codectl_dslot(codectl_taskslot_at(&codectl_dpool, i));
 }
 
 /* The slot @t owns and does not release, or NULL. */
 static struct codectl_dslot *codectl_dslot_lookup(struct task_struct *t)
 {
-	unsigned int h = hash_ptr(t, CODECTL_DSLOT_BITS), i;
-	struct codectl_dslot *s;
-
-	for (i = 0; i < CODECTL_DPROBE; i++) {
-		s = codectl_dslot_at(h, i);
-		if (READ_ONCE(s->owner) == t &&
-		    !(atomic_long_read(&s->state) & CODECTL_DRELEASING))
-			return s;
-	}
-	return NULL;
+	return codectl_dslot(codectl_taskslot_lookup(&codectl_dpool, t));
 }
 
 /*
- * Claim a free slot for current: cmpxchg on its owner, then clear the
- * RELEASING it kept while free.  Until then lookups (of nested contexts)
- * skip it.  Any context, preemption disabled.
+ * Claim a free slot for current (codectl_taskslot_claim()).  Until its
+ * state is set lookups (of nested contexts) skip it.  Any context,
+ * preemption disabled.
  */
 static struct codectl_dslot *codectl_dslot_claim_new(void)
 {
-	unsigned int h = hash_ptr(current, CODECTL_DSLOT_BITS), i;
 	struct codectl_dslot *s;
 
-	for (i = 0; i < CODECTL_DPROBE; i++) {
-		s = codectl_dslot_at(h, i);
-		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
-			continue;
+	s = codectl_dslot(codectl_taskslot_claim(&codectl_dpool));
+	if (s)
 		atomic_long_inc(&codectl_stats.unwind_tasks);
-		/* cmpxchg() ordered this after the releaser's resets. */
-		atomic_long_set(&s->state, 0);
-		return s;
-	}
-	return NULL;
+	return s;
 }
 
 /* Free a slot whose state is RELEASING: reset it, then publish it free. */
@@ -190,8 +151,7 @@ static void codectl_dslot_free(struct codectl_dslot *s)
 	atomic64_set(&s->cookie, 0);
 	atomic_long_set(&s->delivered, 0);
 	s->traced = false;
-	/* Pairs with the claimant's cmpxchg: it sees the resets above. */
-	smp_store_release(&s->owner, NULL);
+	codectl_taskslot_free(&s->ts);
 	atomic_long_dec(&codectl_stats.unwind_tasks);
 }
 
@@ -199,7 +159,7 @@ static void codectl_dslot_free(struct codectl_dslot *s)
 static void codectl_dslot_abandon(struct codectl_dslot *s)
 {
 	/* If a bit was set after all, its task_work releases the slot. */
-	if (!atomic_long_cmpxchg(&s->state, 0, CODECTL_DRELEASING))
+	if (!atomic_long_cmpxchg(&s->ts.state, 0, CODECTL_TASKSLOT_RELEASING))
 		codectl_dslot_free(s);
 }
 
@@ -355,15 +315,15 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 	int bit, idx;
 
 	for (;;) {
-		state = atomic_long_read(&s->state);
+		state = atomic_long_read(&s->ts.state);
 		todo = state & CODECTL_DREQ_MASK &
 		       ~atomic_long_read(&s->delivered);
 		if (!todo) {
 			if (!final)
 				return;
 			/* Nothing new: no request can join this state any more. */
-			if (atomic_long_try_cmpxchg(&s->state, &state,
-						    CODECTL_DRELEASING))
+			if (atomic_long_try_cmpxchg(&s->ts.state, &state,
+						    CODECTL_TASKSLOT_RELEASING))
 				break;
 			continue;
 		}
@@ -406,7 +366,7 @@ static void codectl_dslot_twork(struct callback_head *head)
 	/* Orphaned at unload (freed): touch nothing. */
 	if (!codectl_twork_start(w))
 		return;
-	codectl_dslot_deliver(w->data, true);
+	codectl_dslot_deliver(codectl_dslot(w->data), true);
 	/* Last: module exit waits for 0, then for RCU tasks. */
 	atomic_long_dec(&codectl_stats.unwind_works);
 }
@@ -474,9 +434,9 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	*cookie = c;
 
 	mask = BIT(bit);
-	old = atomic_long_read(&s->state);
+	old = atomic_long_read(&s->ts.state);
 	do {
-		if (old & CODECTL_DRELEASING) {
+		if (old & CODECTL_TASKSLOT_RELEASING) {
 			/* Cannot happen: only the owner's task_work releases. */
 			ret = -EBUSY;
 			goto out;
@@ -485,29 +445,22 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 			ret = 1;
 			goto out;
 		}
-	} while (!atomic_long_try_cmpxchg(&s->state, &old,
-					  old | mask | CODECTL_DQUEUED));
+	} while (!atomic_long_try_cmpxchg(&s->ts.state, &old,
+					  old | mask | CODECTL_TASKSLOT_QUEUED));
 	ret = 0;
 	atomic64_inc(&codectl_unwind_counters.requests);
-	if (old & CODECTL_DQUEUED)
+	if (old & CODECTL_TASKSLOT_QUEUED)
 		goto out;
 
-	atomic_long_inc(&codectl_stats.unwind_works);
-	codectl_twork_queued(s->twork);
-	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork->cb, CODECTL_DKICK());
-	else
-		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
+	ret = codectl_taskslot_queue(&codectl_dpool, &s->ts);
 	if (ret) {
-		codectl_twork_unqueued(s->twork);
 		/*
 		 * Cannot happen either: task_work_add() fails only after
 		 * exit_task_work(), long after PF_EXITING.  Leave no bit
 		 * that would wait for a task_work forever.
 		 */
-		atomic_long_dec(&codectl_stats.unwind_works);
-		atomic_long_andnot(CODECTL_DREQ_MASK | CODECTL_DQUEUED,
-				   &s->state);
+		atomic_long_andnot(CODECTL_DREQ_MASK | CODECTL_TASKSLOT_QUEUED,
+				   &s->ts.state);
 	}
 out:
 	preempt_enable();
@@ -572,12 +525,12 @@ void codectl_unwind_deferred_cancel(struct codectl_unwind_work *work)
 	RCU_INIT_POINTER(codectl_dconsumers[bit], NULL);
 	/* Requests run with preemption off: none is still setting the bit. */
 	synchronize_rcu();
-	for (i = 0; i < CODECTL_DSLOTS; i++)
-		atomic_long_andnot(BIT(bit), &codectl_dslots[i].state);
+	for (i = 0; i < BIT(codectl_dpool.bits); i++)
+		atomic_long_andnot(BIT(bit), &codectl_dslot_at(i)->ts.state);
 	/* Callbacks still running, and their 'delivered' updates, are done. */
 	synchronize_srcu(&codectl_dsrcu);
-	for (i = 0; i < CODECTL_DSLOTS; i++)
-		atomic_long_andnot(BIT(bit), &codectl_dslots[i].delivered);
+	for (i = 0; i < BIT(codectl_dpool.bits); i++)
+		atomic_long_andnot(BIT(bit), &codectl_dslot_at(i)->delivered);
 	__clear_bit(bit, &codectl_dused);
 	mutex_unlock(&codectl_dlock);
 }
@@ -598,7 +551,7 @@ void codectl_deferred_flush(void)
 	s = codectl_dslot_lookup(current);
 	preempt_enable();
 	/* Only current's task context releases it: s stays ours. */
-	if (s && (atomic_long_read(&s->state) & CODECTL_DQUEUED))
+	if (s && (atomic_long_read(&s->ts.state) & CODECTL_TASKSLOT_QUEUED))
 		codectl_dslot_deliver(s, false);
 }
 
@@ -606,86 +559,33 @@ CODECTL_EXPORT_TEST(codectl_deferred_flush);
 
 int codectl_deferred_init(void)
 {
-	unsigned int i;
 	int ret, cpu;
 
 	ret = init_srcu_struct(&codectl_dsrcu);
 	if (ret)
 		return ret;
-	codectl_dslots = kvcalloc(CODECTL_DSLOTS, sizeof(*codectl_dslots),
-				  GFP_KERNEL);
-	if (!codectl_dslots) {
+	ret = codectl_taskslot_pool_init(&codectl_dpool, codectl_dslot_twork);
+	if (ret) {
 		cleanup_srcu_struct(&codectl_dsrcu);
-		return -ENOMEM;
+		return ret;
 	}
-	for (i = 0; i < CODECTL_DSLOTS; i++) {
-		struct codectl_twork *w;
-
-		atomic_long_set(&codectl_dslots[i].state, CODECTL_DRELEASING);
-		/* Its own allocation: unload may leave it to a task. */
-		w = kmalloc(sizeof(*w), GFP_KERNEL);
-		if (!w) {
-			while (i--)
-				kfree(codectl_dslots[i].twork);
-			kvfree(codectl_dslots);
-			codectl_dslots = NULL;
-			cleanup_srcu_struct(&codectl_dsrcu);
-			return -ENOMEM;
-		}
-		codectl_twork_init(w, codectl_dslot_twork);
-		w->data = &codectl_dslots[i];
-		codectl_dslots[i].twork = w;
-	}
-	for_each_possible_cpu(cpu) {
+	for_each_possible_cpu(cpu)
 		per_cpu(codectl_dcookie_seq, cpu) = 1;
-#ifndef HAVE_TWA_NMI_CURRENT
-		per_cpu(codectl_dkick, cpu) =
-			IRQ_WORK_INIT_HARD(codectl_dkick_fn);
-#endif
-	}
 	return 0;
 }
 
 void codectl_deferred_exit(void)
 {
-	unsigned int i, waited = 0, left = 0;
-	int cpu;
+	unsigned int i;
 
 	/*
 	 * Every consumer is cancelled: the task_works still queued would
 	 * find nothing to deliver.  Those not started are left to their
-	 * tasks, which may not run them for days (twork.c); the running
-	 * ones are waited for.
+	 * tasks, the running ones are waited for.
 	 */
-	for (i = 0; i < CODECTL_DSLOTS; i++) {
-		if (!codectl_twork_orphan(codectl_dslots[i].twork))
-			continue;
-		codectl_dslots[i].twork = NULL;
-		atomic_long_dec(&codectl_stats.unwind_works);
-		left++;
-	}
-	if (left)
-		pr_info("codectl: unload leaves %u queued deferred unwinds to their tasks\n",
-			left);
-	while (atomic_long_read(&codectl_stats.unwind_works)) {
-		if (!(++waited % 500))
-			pr_info("codectl: unload waits for %ld queued deferred unwinds\n",
-				atomic_long_read(&codectl_stats.unwind_works));
-		msleep(20);
-	}
-	/* The last statement of the task_work has run; let it return. */
-	synchronize_rcu_tasks();
-#ifndef HAVE_TWA_NMI_CURRENT
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&codectl_dkick, cpu));
-#else
-	(void)cpu;
-#endif
-	for (i = 0; i < CODECTL_DSLOTS; i++) {
-		kfree(codectl_dslots[i].trace.ips);
-		kfree(codectl_dslots[i].twork);
-	}
-	kvfree(codectl_dslots);
-	codectl_dslots = NULL;
+	codectl_taskslot_pool_drain(&codectl_dpool);
+	for (i = 0; i < BIT(codectl_dpool.bits); i++)
+		kfree(codectl_dslot_at(i)->trace.ips);
+	codectl_taskslot_pool_free(&codectl_dpool);
 	cleanup_srcu_struct(&codectl_dsrcu);
 }

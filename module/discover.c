@@ -7,10 +7,10 @@
  *
  * The unwinder calls codectl_discover_request(pc) from any context (NMI
  * included): it only notes the pc in a per-task slot of a pool allocated
- * at load (claimed with cmpxchg, as deferred.c's) and queues the slot's
- * task_work; the unwind goes on with its fallback.  The task_work runs in
- * the task, in task context, on its way back to user space, and examines
- * the object mapped at each pc noted:
+ * at load (taskslot.c, as deferred.c's) and queues the slot's task_work;
+ * the unwind goes on with its fallback.  The task_work runs in the task,
+ * in task context, on its way back to user space, and examines the
+ * object mapped at each pc noted:
  *
  *  - the mapping (mmap read lock): executable, file-backed, a regular
  *    file; then, in the same task_work, every other executable file
@@ -46,17 +46,13 @@
  * debugfs codectl/discover.
  *
  * Unload: requests stop; task_works still queued are left to their tasks
- * (twork.c), the running ones are waited for
+ * (taskslot.c, twork.c), the running ones are waited for
  * (codectl_stats.discover_works), as for deferred unwinds.
  */
 #include <linux/atomic.h>
-#include <linux/delay.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
 #include <linux/hashtable.h>
-#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/jhash.h>
 #include <linux/ktime.h>
@@ -64,14 +60,12 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/signal.h>
-#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -80,42 +74,24 @@
 #include "codectl.h"
 #include "compat.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID		3
-#endif
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
-
 bool codectl_discover = true;
 module_param_named(discover, codectl_discover, bool, 0644);
 MODULE_PARM_DESC(discover,
 		 "Find the SFrame section of unregistered executable file mappings at the first unwind that meets them (default Y)");
 
-#define CODECTL_DSC_BITS	10
-#define CODECTL_DSC_SLOTS	BIT(CODECTL_DSC_BITS)
-#define CODECTL_DSC_PROBE	32
 /* pcs a slot notes before its task_work runs */
 #define CODECTL_DSC_PCS		4
 
-/* state: number of pcs noted, QUEUED, RELEASING */
+/* state: number of pcs noted, CODECTL_TASKSLOT_QUEUED and _RELEASING */
 #define CODECTL_DSC_COUNT	0xffUL
-#define CODECTL_DSC_QUEUED	BIT(8)
-#define CODECTL_DSC_RELEASING	BIT(9)
 
-/* Bounds on what is read from a file. */
-#define CODECTL_DSC_MAX_PHDRS	128
-#define CODECTL_DSC_MAX_SHDRS	1024
-#define CODECTL_DSC_MAX_NOTE	4096
-#define CODECTL_DSC_MAX_STRTAB	(64U << 10)
 #define CODECTL_DSC_MAX_FILES	16	/* mappings of one file examined */
 
 /**
  * struct codectl_dsc_slot - pcs a task asked to be examined
- * @owner:	the task, or NULL when free (cmpxchg)
- * @state:	CODECTL_DSC_* bits and the count of @pcs
+ * @ts:		the slot's owner, task_work and state: the count of @pcs
+ *		and CODECTL_TASKSLOT_* bits; queued once per QUEUED state
  * @pcs:	the pcs, written after the count is taken
- * @twork:	queued once per QUEUED state; NULL once orphaned at unload
  *
  * Only the owner touches an owned slot (its task context and the
  * interrupts and NMIs that nest in it): every race is nesting on one
@@ -124,47 +100,15 @@ MODULE_PARM_DESC(discover,
  * then examine their own pcs, which costs a duplicate look at worst.
  */
 struct codectl_dsc_slot {
-	struct task_struct *owner;
-	atomic_long_t state;
+	struct codectl_taskslot ts;
 	u64 pcs[CODECTL_DSC_PCS];
-	struct codectl_twork *twork;
 };
 
-static struct codectl_dsc_slot *codectl_dsc_slots;
+static struct codectl_taskslot_pool codectl_dsc_pool =
+	CODECTL_TASKSLOT_POOL(struct codectl_dsc_slot, 10, 32,
+			      &codectl_stats.discover_works, "discoveries");
+
 static bool codectl_dsc_stopping;
-
-#ifndef HAVE_TWA_NMI_CURRENT
-static void codectl_dsc_kick_fn(struct irq_work *w)
-{
-	/* The interrupt exit is the point: it runs TIF_NOTIFY_RESUME work. */
-}
-
-static DEFINE_PER_CPU(struct irq_work, codectl_dsc_kick);
-#define CODECTL_DSC_KICK()	this_cpu_ptr(&codectl_dsc_kick)
-#else
-#define CODECTL_DSC_KICK()	NULL
-#endif
-
-/* Why an object was not registered (debugfs codectl/discover). */
-enum codectl_dsc_reason {
-	DSC_NOT_FILE = 1,	/* anonymous, special or not a regular file */
-	DSC_WRITABLE,		/* the file is open for writing */
-	DSC_READ,		/* I/O error or truncated file */
-	DSC_EHDR,		/* not a 64-bit ELF object of this machine */
-	DSC_PHDRS,		/* program headers out of bounds or too many */
-	DSC_NO_LOAD,		/* the mapping is no executable PT_LOAD */
-	DSC_LAYOUT,		/* segments and mappings disagree */
-	DSC_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
-	DSC_CHANGED,		/* the file or mapping changed meanwhile */
-	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
-	DSC_EXISTS,		/* overlaps an explicit registration */
-	DSC_LIMIT,		/* max_registrations or max_bytes */
-	DSC_NOMEM,		/* out of memory (no negative entry) */
-	DSC_INTR,		/* interrupted (no negative entry) */
-	DSC_OTHER,		/* any other error */
-	DSC_NR_REASONS,
-	DSC_LATER = DSC_NR_REASONS,	/* no SFrame, no registry: see batch */
-};
 
 static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
 	[DSC_NOT_FILE] = "not_file", [DSC_WRITABLE] = "writable",
@@ -196,46 +140,9 @@ static struct {
 
 /* ---- requests (any context) ------------------------------------------ */
 
-static struct codectl_dsc_slot *codectl_dsc_at(unsigned int h, unsigned int i)
+static struct codectl_dsc_slot *codectl_dsc_slot(struct codectl_taskslot *ts)
 {
-	return &codectl_dsc_slots[(h + i) & (CODECTL_DSC_SLOTS - 1)];
-}
-
-static struct codectl_dsc_slot *codectl_dsc_lookup(void)
-{
-	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
-	struct codectl_dsc_slot *s;
-
-	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
-		s = codectl_dsc_at(h, i);
-		if (READ_ONCE(s->owner) == current &&
-		    !(atomic_long_read(&s->state) & CODECTL_DSC_RELEASING))
-			return s;
-	}
-	return NULL;
-}
-
-static struct codectl_dsc_slot *codectl_dsc_claim(void)
-{
-	unsigned int h = hash_ptr(current, CODECTL_DSC_BITS), i;
-	struct codectl_dsc_slot *s;
-
-	for (i = 0; i < CODECTL_DSC_PROBE; i++) {
-		s = codectl_dsc_at(h, i);
-		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
-			continue;
-		/* cmpxchg() ordered this after the releaser's resets. */
-		atomic_long_set(&s->state, 0);
-		return s;
-	}
-	return NULL;
-}
-
-/* Free a slot whose state is RELEASING. */
-static void codectl_dsc_free(struct codectl_dsc_slot *s)
-{
-	/* Pairs with the claimant's cmpxchg: it sees the slot RELEASING. */
-	smp_store_release(&s->owner, NULL);
+	return ts ? container_of(ts, struct codectl_dsc_slot, ts) : NULL;
 }
 
 /*
@@ -276,10 +183,9 @@ void codectl_discover_request(u64 pc)
 	struct codectl_mm *cmm;
 	unsigned long old, n;
 	unsigned int i;
-	int ret;
 
 	if (!READ_ONCE(codectl_discover) || READ_ONCE(codectl_dsc_stopping) ||
-	    !codectl_dsc_slots)
+	    !codectl_dsc_pool.slots)
 		return;
 	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
 	    pc >= TASK_SIZE_MAX)
@@ -293,17 +199,18 @@ void codectl_discover_request(u64 pc)
 		atomic64_inc(&codectl_dsc.not_code);
 		return;
 	}
-	s = codectl_dsc_lookup();
+	s = codectl_dsc_slot(codectl_taskslot_lookup(&codectl_dsc_pool,
+						     current));
 	if (!s)
-		s = codectl_dsc_claim();
+		s = codectl_dsc_slot(codectl_taskslot_claim(&codectl_dsc_pool));
 	if (!s) {
 		atomic64_inc(&codectl_dsc.dropped);
 		return;
 	}
-	old = atomic_long_read(&s->state);
+	old = atomic_long_read(&s->ts.state);
 	do {
 		n = old & CODECTL_DSC_COUNT;
-		if (old & CODECTL_DSC_QUEUED)
+		if (old & CODECTL_TASKSLOT_QUEUED)
 			atomic64_inc(&codectl_dsc.pending_fallbacks);
 		/* One look per page of code is enough. */
 		for (i = 0; i < n && i < CODECTL_DSC_PCS; i++)
@@ -314,26 +221,17 @@ void codectl_discover_request(u64 pc)
 			atomic64_inc(&codectl_dsc.dropped);
 			return;
 		}
-	} while (!atomic_long_try_cmpxchg(&s->state, &old,
-					  (old + 1) | CODECTL_DSC_QUEUED));
+	} while (!atomic_long_try_cmpxchg(&s->ts.state, &old,
+					  (old + 1) | CODECTL_TASKSLOT_QUEUED));
 	WRITE_ONCE(s->pcs[n], pc);
 	atomic64_inc(&codectl_dsc.requests);
-	if (old & CODECTL_DSC_QUEUED)
+	if (old & CODECTL_TASKSLOT_QUEUED)
 		return;
 
-	atomic_long_inc(&codectl_stats.discover_works);
-	codectl_twork_queued(s->twork);
-	if (in_nmi())
-		ret = codectl_task_work_add_nmi(&s->twork->cb,
-						CODECTL_DSC_KICK());
-	else
-		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
-	if (ret) {
+	if (codectl_taskslot_queue(&codectl_dsc_pool, &s->ts)) {
 		/* Exiting: nothing will run the work; give the slot back. */
-		codectl_twork_unqueued(s->twork);
-		atomic_long_dec(&codectl_stats.discover_works);
-		atomic_long_set(&s->state, CODECTL_DSC_RELEASING);
-		codectl_dsc_free(s);
+		atomic_long_set(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
+		codectl_taskslot_free(&s->ts);
 	}
 }
 
@@ -460,19 +358,9 @@ static bool codectl_dsc_reason_of_file(int r)
 
 /* What discovery found out about one object. */
 struct codectl_dsc_obj {
-	struct file *file;
+	struct codectl_objfile of;	/* vm_start, vm_off: the mapping */
 	u64 pc;
-	u64 vm_start, vm_end;		/* the mapping holding pc */
-	u64 vm_off;			/* its file offset */
-	loff_t size;			/* i_size at the start */
-	struct elf64_hdr eh;
-	struct elf64_phdr *ph;
-	u64 bias;
-	struct codectl_elf_src src;
-	u8 build_id[CODECTL_BUILD_ID_MAX];
-	struct codectl_share_key key;
-	char *debug_link;
-	u8 *sframe;
+	u64 vm_end;			/* the mapping holding pc */
 	struct codectl_import *imp;	/* the section imported for it */
 	struct codectl_reg *stale;	/* its registration, made before an import */
 	unsigned int gen;		/* codectl_import_gen at the start */
@@ -491,320 +379,6 @@ struct codectl_dsc_batch {
 	struct list_head later;
 };
 
-/* Read exactly @len bytes at @pos of the file: 0 or a reason. */
-static int codectl_dsc_read(struct codectl_dsc_obj *o, void *buf, size_t len,
-			    u64 pos)
-{
-	loff_t p = pos;
-	ssize_t n;
-
-	if (pos > o->size || len > o->size - pos)
-		return DSC_READ;
-	n = kernel_read(o->file, buf, len, &p);
-	return n == len ? 0 : DSC_READ;
-}
-
-static int codectl_dsc_ehdr(struct codectl_dsc_obj *o)
-{
-	const struct elf64_hdr *eh = &o->eh;
-	int r;
-
-	r = codectl_dsc_read(o, &o->eh, sizeof(o->eh), 0);
-	if (r)
-		return r == DSC_READ && o->size < sizeof(o->eh) ? DSC_EHDR : r;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_ident[EI_VERSION] != EV_CURRENT ||
-	    (eh->e_type != ET_DYN && eh->e_type != ET_EXEC) ||
-	    eh->e_machine != EM_X86_64 || eh->e_version != EV_CURRENT)
-		return DSC_EHDR;
-	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
-	    eh->e_phnum > CODECTL_DSC_MAX_PHDRS)
-		return DSC_PHDRS;
-	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL_ACCOUNT);
-	if (!o->ph)
-		return DSC_NOMEM;
-	r = codectl_dsc_read(o, o->ph, eh->e_phnum * sizeof(*o->ph),
-			     eh->e_phoff);
-	return r == DSC_READ ? DSC_PHDRS : r;
-}
-
-/* Is the file part of segment @p sane: inside the file, no wrap? */
-static bool codectl_dsc_seg_ok(const struct codectl_dsc_obj *o,
-			       const struct elf64_phdr *p)
-{
-	u64 end;
-
-	return p->p_filesz <= p->p_memsz &&
-	       !check_add_overflow(p->p_offset, p->p_filesz, &end) &&
-	       end <= o->size &&
-	       !check_add_overflow(p->p_vaddr, p->p_memsz, &end) &&
-	       end < TASK_SIZE_MAX;
-}
-
-/*
- * The load bias, text and ELF span from the executable PT_LOAD holding
- * the mapping's file offset.
- */
-static int codectl_dsc_layout(struct codectl_dsc_obj *o)
-{
-	const struct elf64_phdr *x = NULL;
-	u64 lo = U64_MAX, hi = 0, off, a, b;
-	unsigned int i;
-
-	for (i = 0; i < o->eh.e_phnum; i++) {
-		const struct elf64_phdr *p = &o->ph[i];
-
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (!codectl_dsc_seg_ok(o, p))
-			return DSC_PHDRS;
-		lo = min(lo, p->p_vaddr);
-		hi = max(hi, p->p_vaddr + p->p_memsz);
-		if (!(p->p_flags & PF_X) || x)
-			continue;
-		off = p->p_offset & PAGE_MASK;
-		if (o->vm_off >= off && o->vm_off < p->p_offset + p->p_filesz)
-			x = p;
-	}
-	if (!x)
-		return DSC_NO_LOAD;
-	/* vm_start holds file offset vm_off, which is x's p_vaddr + delta. */
-	if (check_sub_overflow(o->vm_start + x->p_offset, o->vm_off, &a) ||
-	    check_sub_overflow(a, x->p_vaddr, &o->bias) ||
-	    (o->bias & ~PAGE_MASK))
-		return DSC_LAYOUT;
-	if (check_add_overflow(o->bias, x->p_vaddr, &a) ||
-	    check_add_overflow(a, x->p_memsz, &b) || a >= b ||
-	    b > TASK_SIZE_MAX ||
-	    check_add_overflow(o->bias, lo, &lo) ||
-	    check_add_overflow(o->bias, hi, &hi) || hi > TASK_SIZE_MAX)
-		return DSC_LAYOUT;
-	o->src.text_start = a;
-	o->src.text_end = b;
-	o->src.elf_start = lo;
-	o->src.elf_end = hi;
-	return 0;
-}
-
-/* PT_GNU_SFRAME: in the file part of a PT_LOAD, its bytes from the file. */
-static int codectl_dsc_sframe(struct codectl_dsc_obj *o)
-{
-	const struct elf64_phdr *sf = NULL;
-	unsigned int i;
-	int r;
-
-	for (i = 0; i < o->eh.e_phnum; i++)
-		if (o->ph[i].p_type == PT_GNU_SFRAME)
-			sf = &o->ph[i];
-	if (!sf)
-		return 0;
-	if (!sf->p_filesz || sf->p_filesz != sf->p_memsz ||
-	    !codectl_dsc_seg_ok(o, sf))
-		return DSC_SFRAME_OUTSIDE;
-	for (i = 0; i < o->eh.e_phnum; i++) {
-		const struct elf64_phdr *p = &o->ph[i];
-
-		if (p->p_type == PT_LOAD && (p->p_flags & PF_R) &&
-		    sf->p_offset >= p->p_offset &&
-		    sf->p_offset + sf->p_filesz <= p->p_offset + p->p_filesz &&
-		    sf->p_vaddr - p->p_vaddr == sf->p_offset - p->p_offset)
-			break;
-	}
-	if (i == o->eh.e_phnum)
-		return DSC_SFRAME_OUTSIDE;
-	o->src.sframe_start = o->bias + sf->p_vaddr;
-	o->src.sframe_end = o->src.sframe_start + sf->p_filesz;
-	if (sf->p_filesz > READ_ONCE(codectl_sframe_flat_max))
-		return 0;	/* checked and decoded in memory */
-	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL_ACCOUNT);
-	if (!o->sframe)
-		return DSC_NOMEM;
-	r = codectl_dsc_read(o, o->sframe, sf->p_filesz, sf->p_offset);
-	if (r)
-		return r;
-	o->src.ksframe = o->sframe;
-	o->key.sframe_off = sf->p_offset;
-	return 0;
-}
-
-/**
- * codectl_file_id() - a file's identity, as discovery and imports key it
- * @inode:	the file's inode
- * @id:		out: device, inode number and generation, size, mtime
- *
- * Not the ctime, which a hard link, chmod, chown or touch -a moves
- * without changing a byte (see struct codectl_file_id).
- */
-void codectl_file_id(const struct inode *inode, struct codectl_file_id *id)
-{
-	struct timespec64 mt = codectl_inode_mtime(inode);
-
-	memset(id, 0, sizeof(*id));
-	id->dev = inode->i_sb->s_dev;
-	id->ino = inode->i_ino;
-	id->gen = inode->i_generation;
-	id->size = i_size_read(inode);
-	id->mtime_sec = mt.tv_sec;
-	id->mtime_nsec = mt.tv_nsec;
-}
-
-#define CODECTL_HASH_CHUNK	(32 * 1024)
-
-/**
- * codectl_file_hash() - a hash of a file's whole content
- * @file:	the file, open for reading
- * @hash:	out: SipHash of its bytes, chunk by chunk, and its size
- *
- * Each 32 KiB chunk is hashed with the previous chunk's hash and its
- * offset as the key, so every byte and its place count.
- *
- * Context: task context; reads the whole file, with a scheduling point
- * per chunk, and gives up on a fatal signal.
- * Return: 0, -EINTR (fatal signal), -EIO (a short read), -ENOMEM.
- */
-int codectl_file_hash(struct file *file, u64 *hash)
-{
-	siphash_key_t key = { { 0x636f6465636c74ULL, 0 } };
-	loff_t size = i_size_read(file_inode(file)), pos = 0;
-	int ret = 0;
-	u8 *buf;
-
-	buf = kvmalloc(CODECTL_HASH_CHUNK, GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return -ENOMEM;
-	while (pos < size) {
-		size_t len = min_t(loff_t, size - pos, CODECTL_HASH_CHUNK);
-		loff_t p = pos;
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (kernel_read(file, buf, len, &p) != len) {
-			ret = -EIO;
-			break;
-		}
-		key.key[1] = pos;
-		key.key[0] = siphash(buf, len, &key);
-		pos += len;
-		cond_resched();
-	}
-	kvfree(buf);
-	*hash = siphash_1u64(size, &key);
-	return ret;
-}
-
-/* The sharing key's file part (share.c), once the section is read. */
-static void codectl_dsc_key(struct codectl_dsc_obj *o)
-{
-	struct codectl_share_key *k = &o->key;
-
-	if (!o->src.ksframe)
-		return;
-	codectl_file_id(file_inode(o->file), &k->id);
-	k->text_off = o->src.text_start - o->src.sframe_start;
-	k->text_len = o->src.text_end - o->src.text_start;
-	k->build_id_len = o->src.build_id_len;
-	memcpy(k->build_id, o->build_id, o->src.build_id_len);
-	o->src.share = k;
-}
-
-/* The GNU build id from the PT_NOTE segments, if any (best effort). */
-static void codectl_dsc_build_id(struct codectl_dsc_obj *o)
-{
-	unsigned int i;
-	u8 *buf;
-
-	buf = kmalloc(CODECTL_DSC_MAX_NOTE, GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return;
-	for (i = 0; i < o->eh.e_phnum && !o->src.build_id_len; i++) {
-		const struct elf64_phdr *p = &o->ph[i];
-		size_t len = min_t(u64, p->p_filesz, CODECTL_DSC_MAX_NOTE);
-		size_t at = 0;
-
-		if (p->p_type != PT_NOTE || codectl_dsc_read(o, buf, len,
-							     p->p_offset))
-			continue;
-		while (at + sizeof(struct elf64_note) <= len) {
-			struct elf64_note nh;
-			size_t name, desc;
-
-			memcpy(&nh, buf + at, sizeof(nh));
-			name = at + sizeof(nh);
-			desc = name + ALIGN((size_t)nh.n_namesz, 4);
-			if (nh.n_namesz > len || nh.n_descsz > len ||
-			    desc > len || desc + nh.n_descsz > len)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp(buf + name, "GNU", 4) && nh.n_descsz &&
-			    nh.n_descsz <= CODECTL_BUILD_ID_MAX) {
-				memcpy(o->build_id, buf + desc, nh.n_descsz);
-				o->src.build_id_len = nh.n_descsz;
-				o->src.kbuild_id = o->build_id;
-				break;
-			}
-			at = desc + ALIGN((size_t)nh.n_descsz, 4);
-		}
-	}
-	kfree(buf);
-}
-
-/* The .gnu_debuglink section through the section headers (best effort). */
-static void codectl_dsc_debug_link(struct codectl_dsc_obj *o)
-{
-	const struct elf64_hdr *eh = &o->eh;
-	struct elf64_shdr *sh = NULL, str;
-	char *names = NULL, *dl = NULL;
-	unsigned int i;
-	size_t len;
-	u32 crc;
-
-	if (!eh->e_shoff || eh->e_shentsize != sizeof(struct elf64_shdr) ||
-	    !eh->e_shnum || eh->e_shnum > CODECTL_DSC_MAX_SHDRS ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		return;
-	sh = kmalloc_array(eh->e_shnum, sizeof(*sh), GFP_KERNEL_ACCOUNT);
-	if (!sh || codectl_dsc_read(o, sh, eh->e_shnum * sizeof(*sh),
-				    eh->e_shoff))
-		goto out;
-	str = sh[eh->e_shstrndx];
-	if (!str.sh_size || str.sh_size > CODECTL_DSC_MAX_STRTAB)
-		goto out;
-	names = kmalloc(str.sh_size + 1, GFP_KERNEL_ACCOUNT);
-	if (!names || codectl_dsc_read(o, names, str.sh_size, str.sh_offset))
-		goto out;
-	names[str.sh_size] = '\0';
-	for (i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_name >= str.sh_size ||
-		    strcmp(names + sh[i].sh_name, ".gnu_debuglink"))
-			continue;
-		/* A NUL-terminated name, padding to 4, then the CRC. */
-		len = sh[i].sh_size;
-		if (len < 8 || len > CODECTL_PATH_MAX + 8)
-			break;
-		dl = kmalloc(len, GFP_KERNEL_ACCOUNT);
-		if (!dl || codectl_dsc_read(o, dl, len, sh[i].sh_offset))
-			break;
-		if (!dl[0] || strnlen(dl, len - 4) > len - 5)
-			break;
-		memcpy(&crc, dl + len - 4, sizeof(crc));
-		if (strlen(dl) + 1 > CODECTL_PATH_MAX)
-			break;
-		o->debug_link = dl;
-		o->src.kdebug_link = dl;
-		o->src.debug_link_crc = crc;
-		dl = NULL;
-		break;
-	}
-out:
-	kfree(dl);
-	kfree(names);
-	kfree(sh);
-}
-
 /*
  * No PT_GNU_SFRAME: the section imported for this file and segment, if
  * any (import.c), lying at the bias plus the address it was built for.
@@ -816,28 +390,28 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 	u64 size, vaddr, start, end;
 	u32 hash;
 
-	codectl_file_id(file_inode(o->file), &obj.id);
-	obj.text_vaddr = o->src.text_start - o->bias;
-	obj.text_end = o->src.text_end - o->bias;
-	obj.build_id_len = o->src.build_id_len;
-	memcpy(obj.build_id, o->build_id, o->src.build_id_len);
+	codectl_file_id(file_inode(o->of.file), &obj.id);
+	obj.text_vaddr = o->of.src.text_start - o->of.bias;
+	obj.text_end = o->of.src.text_end - o->of.bias;
+	obj.build_id_len = o->of.src.build_id_len;
+	memcpy(obj.build_id, o->of.build_id, o->of.src.build_id_len);
 	o->imp = codectl_import_get(&obj, &sec, &size, &vaddr, &hash);
 	if (!o->imp)
 		return;
-	if (!codectl_import_verify(o->imp, o->file) ||
-	    check_add_overflow(o->bias, vaddr, &start) ||
+	if (!codectl_import_verify(o->imp, o->of.file) ||
+	    check_add_overflow(o->of.bias, vaddr, &start) ||
 	    check_add_overflow(start, size, &end) || end > TASK_SIZE_MAX) {
 		codectl_import_put(o->imp);
 		o->imp = NULL;
 		return;
 	}
-	o->src.sframe_start = start;
-	o->src.sframe_end = end;
-	o->src.ksframe = sec;
-	o->src.origin |= CODECTL_ORIGIN_SYNTH;
+	o->of.src.sframe_start = start;
+	o->of.src.sframe_end = end;
+	o->of.src.ksframe = sec;
+	o->of.src.origin |= CODECTL_ORIGIN_SYNTH;
 	/* The sharing key's content part, hashed once at import. */
-	o->key.size = size;
-	o->key.content = hash;
+	o->of.key.size = size;
+	o->of.key.content = hash;
 }
 
 /* Map a registration error to a reason. */
@@ -898,7 +472,7 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 		r = -1;
 		goto out;
 	}
-	o->vm_start = vma->vm_start;
+	o->of.vm_start = vma->vm_start;
 	o->vm_end = vma->vm_end;
 	/* Registered meanwhile (another pc of the object, or the ABI)? */
 	if (cmm) {
@@ -923,12 +497,12 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 		r = DSC_NOT_FILE;
 		goto out;
 	}
-	o->vm_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	o->file = get_file(vma->vm_file);
+	o->of.vm_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	o->of.file = get_file(vma->vm_file);
 out:
 	mmap_read_unlock(mm);
 	/* Without a registry: is the file known to get nothing? */
-	if (!r && !cmm && codectl_dsc_fneg_has(o->file, o->gen)) {
+	if (!r && !cmm && codectl_dsc_fneg_has(o->of.file, o->gen)) {
 		atomic64_inc(&codectl_dsc.file_negative_hits);
 		r = -1;
 	}
@@ -943,29 +517,17 @@ static int codectl_dsc_register(struct codectl_dsc_obj *o);
  */
 static int codectl_dsc_examine(struct mm_struct *mm, struct codectl_dsc_obj *o)
 {
-	struct inode *inode = file_inode(o->file);
 	int r;
 
-	if (inode_is_open_for_write(inode))
-		return DSC_WRITABLE;
-	o->size = i_size_read(inode);
-	r = codectl_dsc_ehdr(o);
-	if (!r)
-		r = codectl_dsc_layout(o);
-	if (!r)
-		r = codectl_dsc_sframe(o);
+	r = codectl_objfile_read_mapped(&o->of);
 	if (r)
 		return r;
-	codectl_dsc_build_id(o);
-	codectl_dsc_debug_link(o);
-	if (i_size_read(inode) != o->size || inode_is_open_for_write(inode))
-		return DSC_CHANGED;
-	if (!o->src.sframe_start)
+	if (!o->of.src.sframe_start)
 		codectl_dsc_import(o);
 	/* Again after an import: only to replace it with the import's. */
 	if (o->stale && !o->imp)
 		return DSC_EXISTS;
-	if (!o->src.sframe_start && !codectl_mm_find(mm))
+	if (!o->of.src.sframe_start && !codectl_mm_find(mm))
 		return DSC_LATER;
 	return codectl_dsc_register(o);
 }
@@ -976,18 +538,18 @@ static int codectl_dsc_register(struct codectl_dsc_obj *o)
 	char *path;
 	int r;
 
-	codectl_dsc_key(o);
+	codectl_objfile_share_key(&o->of);
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!o->pathbuf)
 		return DSC_NOMEM;
-	path = d_path(&o->file->f_path, o->pathbuf, PATH_MAX);
+	path = d_path(&o->of.file->f_path, o->pathbuf, PATH_MAX);
 	if (!IS_ERR(path) && strlen(path) < CODECTL_PATH_MAX)
-		o->src.kpathname = path;
-	o->src.file = o->file;
-	o->src.origin |= CODECTL_ORIGIN_DISCOVERED;
-	o->src.import_gen = o->gen;
-	r = codectl_register_elf(&o->src);
+		o->of.src.kpathname = path;
+	o->of.src.file = o->of.file;
+	o->of.src.origin |= CODECTL_ORIGIN_DISCOVERED;
+	o->of.src.import_gen = o->gen;
+	r = codectl_register_elf(&o->of.src);
 	if (r == -EEXIST) {
 		/* Only the explicit registration of another part of it? */
 		return DSC_EXISTS;
@@ -998,7 +560,7 @@ static int codectl_dsc_register(struct codectl_dsc_obj *o)
 		atomic64_inc(&codectl_dsc.upgraded);
 	if (o->imp)
 		atomic64_inc(&codectl_dsc.imported);
-	else if (o->src.sframe_start)
+	else if (o->of.src.sframe_start)
 		atomic64_inc(&codectl_dsc.with_sframe);
 	else
 		atomic64_inc(&codectl_dsc.without_sframe);
@@ -1025,8 +587,8 @@ static void codectl_dsc_refused(struct mm_struct *mm,
 	cmm = codectl_mm_find(mm);
 	if (!cmm) {
 		/* No registry is made for a refusal. */
-		if (o->file && codectl_dsc_reason_of_file(r))
-			codectl_dsc_fneg_add(o->file, o->gen);
+		if (o->of.file && codectl_dsc_reason_of_file(r))
+			codectl_dsc_fneg_add(o->of.file, o->gen);
 		return;
 	}
 	/*
@@ -1036,20 +598,18 @@ static void codectl_dsc_refused(struct mm_struct *mm,
 	if (!mmap_read_lock_killable(mm)) {
 		struct vm_area_struct *vma = find_vma(mm, o->pc);
 
-		if (vma && vma->vm_start == o->vm_start &&
+		if (vma && vma->vm_start == o->of.vm_start &&
 		    vma->vm_end == o->vm_end)
-			codectl_mm_add_negative(cmm, o->vm_start, o->vm_end);
+			codectl_mm_add_negative(cmm, o->of.vm_start, o->vm_end);
 		mmap_read_unlock(mm);
 	}
 }
 
 static void codectl_dsc_obj_free(struct codectl_dsc_obj *o)
 {
-	if (o->file)
-		fput(o->file);
-	kfree(o->ph);
-	kfree(o->debug_link);
-	kvfree(o->sframe);
+	if (o->of.file)
+		fput(o->of.file);
+	codectl_objfile_release(&o->of);
 	if (o->imp)
 		codectl_import_put(o->imp);
 	if (o->stale)
@@ -1104,7 +664,7 @@ static void codectl_dsc_finish(struct codectl_dsc_batch *b)
 	list_for_each_entry_safe(o, t, &b->later, later) {
 		list_del(&o->later);
 		if (!registry) {
-			codectl_dsc_fneg_add(o->file, o->gen);
+			codectl_dsc_fneg_add(o->of.file, o->gen);
 			atomic64_inc(&codectl_dsc.unregistered);
 		} else {
 			r = codectl_dsc_register(o);
@@ -1160,7 +720,7 @@ static void codectl_dsc_sweep(struct codectl_dsc_batch *b)
 static void codectl_dsc_twork(struct callback_head *cb)
 {
 	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
-	struct codectl_dsc_slot *s = w->data;
+	struct codectl_dsc_slot *s = codectl_dsc_slot(w->data);
 	u64 pcs[CODECTL_DSC_PCS];
 	unsigned long old;
 	unsigned int i, n;
@@ -1168,11 +728,11 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Orphaned at unload (freed): touch nothing. */
 	if (!codectl_twork_start(w))
 		return;
-	old = atomic_long_xchg(&s->state, CODECTL_DSC_RELEASING);
+	old = atomic_long_xchg(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
 	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
 	for (i = 0; i < n; i++)
 		pcs[i] = READ_ONCE(s->pcs[i]);
-	codectl_dsc_free(s);
+	codectl_taskslot_free(&s->ts);
 
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
@@ -1194,89 +754,6 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	}
 	/* The last statement: module exit waits for this count. */
 	atomic_long_dec(&codectl_stats.discover_works);
-}
-
-/**
- * codectl_discover_file() - read what an import needs of an object file
- * @file:	the file, opened by the importer
- * @elf:	out: its first executable segment (link-time addresses),
- *		identity, build id, highest PT_LOAD end, and whether it has
- *		a PT_GNU_SFRAME segment
- *
- * The file is read as discovery reads the objects it examines, with the
- * same checks, for a load at its link-time addresses.
- *
- * Context: task context (reads the file).
- * Return: 0, -ENOEXEC (not a regular file, not a 64-bit x86-64 ELF
- * object with an executable PT_LOAD, malformed, or a read failed),
- * -ETXTBSY (open for writing, or changed while read), -ENOMEM.
- */
-int codectl_discover_file(struct file *file, struct codectl_file_elf *elf)
-{
-	struct inode *inode = file_inode(file);
-	struct codectl_dsc_obj *o;
-	bool exec = false;
-	unsigned int i;
-	int r;
-
-	memset(elf, 0, sizeof(*elf));
-	if (!S_ISREG(inode->i_mode))
-		return -ENOEXEC;
-	if (inode_is_open_for_write(inode))
-		return -ETXTBSY;
-	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
-	if (!o)
-		return -ENOMEM;
-	o->file = file;
-	o->size = i_size_read(inode);
-	r = codectl_dsc_ehdr(o);
-	/*
-	 * Where the first executable segment would be mapped, unbiased;
-	 * codectl_dsc_layout() checks the segments and gives the span.
-	 */
-	for (i = 0; !r && i < o->eh.e_phnum; i++) {
-		const struct elf64_phdr *p = &o->ph[i];
-
-		if (p->p_type == PT_GNU_SFRAME)
-			elf->has_sframe = true;
-		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && !exec) {
-			o->vm_off = p->p_offset & PAGE_MASK;
-			o->vm_start = p->p_vaddr & PAGE_MASK;
-			exec = true;
-		}
-	}
-	if (!r && !exec)
-		r = DSC_NO_LOAD;
-	if (!r)
-		r = codectl_dsc_layout(o);
-	if (!r && o->bias)
-		r = DSC_LAYOUT;
-	if (!r) {
-		codectl_dsc_build_id(o);
-		if (i_size_read(inode) != o->size ||
-		    inode_is_open_for_write(inode))
-			r = DSC_CHANGED;
-	}
-	if (!r) {
-		codectl_file_id(inode, &elf->obj.id);
-		elf->load_end = o->src.elf_end;
-		elf->obj.text_vaddr = o->src.text_start;
-		elf->obj.text_end = o->src.text_end;
-		elf->obj.build_id_len = o->src.build_id_len;
-		memcpy(elf->obj.build_id, o->build_id, o->src.build_id_len);
-	}
-	kfree(o->ph);
-	kfree(o);
-	switch (r) {
-	case 0:
-		return 0;
-	case DSC_NOMEM:
-		return -ENOMEM;
-	case DSC_CHANGED:
-		return -ETXTBSY;
-	default:
-		return -ENOEXEC;
-	}
 }
 
 /* ---- debugfs, init, exit ---------------------------------------------- */
@@ -1338,82 +815,23 @@ int codectl_discover_show(struct seq_file *m, void *v)
  */
 int codectl_discover_init(void)
 {
-	struct codectl_dsc_slot *slots;
-	unsigned int i;
-	int cpu;
-
-	slots = kvcalloc(CODECTL_DSC_SLOTS, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
-		atomic_long_set(&slots[i].state, CODECTL_DSC_RELEASING);
-		/* Its own allocation: unload may leave it to a task. */
-		slots[i].twork = kmalloc(sizeof(*slots[i].twork), GFP_KERNEL);
-		if (!slots[i].twork) {
-			while (i--)
-				kfree(slots[i].twork);
-			kvfree(slots);
-			return -ENOMEM;
-		}
-		codectl_twork_init(slots[i].twork, codectl_dsc_twork);
-		slots[i].twork->data = &slots[i];
-	}
-#ifndef HAVE_TWA_NMI_CURRENT
-	for_each_possible_cpu(cpu)
-		per_cpu(codectl_dsc_kick, cpu) =
-			IRQ_WORK_INIT_HARD(codectl_dsc_kick_fn);
-#else
-	(void)cpu;
-#endif
 	codectl_dsc_stopping = false;
-	/* Requests look at the pointer: publish the initialised slots. */
-	smp_store_release(&codectl_dsc_slots, slots);
-	return 0;
+	return codectl_taskslot_pool_init(&codectl_dsc_pool, codectl_dsc_twork);
 }
 
 /**
  * codectl_discover_exit() - stop requests, leave the queued discoveries
  *
  * Callers of codectl_discover_request() (the unwinder) are gone or going:
- * the flag stops the rest.  A discovery queued on a task that has not
- * run it yet (it may be asleep in the kernel for days) is left to the
- * task, which frees it (twork.c); the ones running are waited for, and
- * the task_works that read the callback before it was redirected.
+ * the flag stops the rest.  Queued discoveries are left to their tasks,
+ * the running ones waited for (codectl_taskslot_pool_drain()).
  */
 void codectl_discover_exit(void)
 {
-	unsigned int waited = 0, i, left = 0;
-	int cpu;
-
 	WRITE_ONCE(codectl_dsc_stopping, true);
 	/* Requests in flight have seen the flag or queued their work. */
 	synchronize_rcu();
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++) {
-		if (!codectl_twork_orphan(codectl_dsc_slots[i].twork))
-			continue;
-		codectl_dsc_slots[i].twork = NULL;
-		atomic_long_dec(&codectl_stats.discover_works);
-		left++;
-	}
-	if (left)
-		pr_info("codectl: unload leaves %u queued discoveries to their tasks\n",
-			left);
-	while (atomic_long_read(&codectl_stats.discover_works)) {
-		if (!(++waited % 500))
-			pr_info("codectl: unload waits for %ld running discoveries\n",
-				atomic_long_read(&codectl_stats.discover_works));
-		msleep(20);
-	}
-	synchronize_rcu_tasks();
-#ifndef HAVE_TWA_NMI_CURRENT
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&codectl_dsc_kick, cpu));
-#else
-	(void)cpu;
-#endif
-	for (i = 0; i < CODECTL_DSC_SLOTS; i++)
-		kfree(codectl_dsc_slots[i].twork);
-	kvfree(codectl_dsc_slots);
-	codectl_dsc_slots = NULL;
+	codectl_taskslot_pool_drain(&codectl_dsc_pool);
+	codectl_taskslot_pool_free(&codectl_dsc_pool);
 	codectl_dsc_fneg_clear();
 }

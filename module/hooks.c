@@ -63,6 +63,7 @@
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 
+#include "arch.h"
 #include "codectl.h"
 #include "compat.h"
 #include "walk.h"
@@ -274,8 +275,7 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 	if (!uregs || !mm ||
 	    (current->flags & (PF_KTHREAD | PF_EXITING | PF_VCPU)))
 		return false;
-	if (!user_mode(uregs) || !user_64bit_mode(uregs) ||
-	    (uregs->flags & X86_VM_MASK))
+	if (!user_mode(uregs) || !codectl_arch_native(uregs))
 		return false;
 	rcu_read_lock();
 	set = codectl_mm_set_rcu(mm);
@@ -290,21 +290,24 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 	 * kernel's own walk.  Lock-free.
 	 */
 	if (!serve && READ_ONCE(codectl_discover)) {
-		codectl_discover_request(uregs->ip);
+		codectl_discover_request(instruction_pointer(uregs));
 		serve = true;
 	}
 	return serve;
 }
 
-/* The user registers the hooked function was called with (x86-64 ABI). */
+/* The user registers the hooked function was called with. */
 static struct pt_regs *codectl_hook_uregs(const struct codectl_hook *h,
-					  const struct pt_regs *regs)
+					  const struct pt_regs *cregs)
 {
+	/* regs_get_kernel_argument() only reads, but takes no const. */
+	struct pt_regs *regs = (struct pt_regs *)cregs;
+
 	switch (h - codectl_hooks) {
 	case CODECTL_HOOK_PERF:		/* (entry, regs) */
-		return (struct pt_regs *)regs->si;
+		return (struct pt_regs *)regs_get_kernel_argument(regs, 1);
 	case CODECTL_HOOK_STACKTRACE:	/* (consume_entry, cookie, regs) */
-		return (struct pt_regs *)regs->dx;
+		return (struct pt_regs *)regs_get_kernel_argument(regs, 2);
 	default:			/* (trace, max): current's entry */
 		return task_pt_regs(current);
 	}

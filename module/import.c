@@ -333,7 +333,7 @@ static int codectl_import_add(struct file *file,
 	ret = codectl_import_args_ok(info);
 	if (ret)
 		return ret;
-	ret = codectl_discover_file(file, &elf);
+	ret = codectl_objfile_describe(file, &elf);
 	if (ret)
 		return ret;
 	if (elf.has_sframe)

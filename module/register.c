@@ -18,21 +18,9 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "arch.h"
 #include "codectl.h"
 #include "sframe.h"
-
-/* The SFrame ABI of this machine's user space. */
-#if defined(CONFIG_X86_64)
-#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AMD64_LE
-#elif defined(CONFIG_ARM64) && defined(CONFIG_CPU_BIG_ENDIAN)
-#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AARCH64_BE
-#elif defined(CONFIG_ARM64)
-#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_AARCH64_LE
-#elif defined(CONFIG_S390)
-#define CODECTL_SFRAME_NATIVE_ABI	SFRAME_ABI_S390X_BE
-#else
-#error "codectl: no SFrame ABI for this architecture"
-#endif
 
 /*
  * Copy a user string of at most CODECTL_PATH_MAX bytes with its NUL.
@@ -134,7 +122,7 @@ static int codectl_sframe_resched(void)
 static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
 				u64 text_end, bool full)
 {
-	if (sec->hdr.abi != CODECTL_SFRAME_NATIVE_ABI)
+	if (sec->hdr.abi != CODECTL_ARCH_SFRAME_ABI)
 		return SFRAME_E_ABI;
 	sec->text_start = text_start;
 	sec->text_end = text_end;

@@ -49,6 +49,7 @@
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 
+#include "arch.h"
 #include "codectl.h"
 #include "compat.h"
 #include "names.h"
@@ -67,10 +68,6 @@ static bool codectl_check_callers = true;
 module_param_named(check_callers, codectl_check_callers, bool, 0644);
 MODULE_PARM_DESC(check_callers,
 		 "Debugging: check that every caller a walk gives is code, a return address after a call (default Y; N gives non-code frames)");
-
-/* DWARF numbers of the x86-64 registers SFrame FLEX rules name. */
-#define DWARF_RBP	6
-#define DWARF_RSP	7
 
 /* Step results other than CODECTL_STOP_* (which are > 0). */
 #define STEP_OK		0
@@ -163,22 +160,11 @@ static inline int codectl_spend(struct codectl_walk *w, u32 n)
  * evaluation applies it.
  */
 
-/* pt_regs offsets of the x86-64 DWARF registers 0-15 (6, 7: rbp, rsp). */
-static const unsigned int codectl_dwarf_regs[16] = {
-	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
-	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
-	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
-	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
-	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
-	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
-	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
-	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
-};
+/* pt_regs offsets of the DWARF registers 0-15. */
+static const unsigned int codectl_dwarf_regs[16] = CODECTL_ARCH_DWARF_PT_REGS;
 
-/* struct sigcontext words of the x86-64 DWARF registers 0-15. */
-static const u8 codectl_dwarf_sigctx[16] = {
-	13, 12, 14, 11, 9, 8, 10, 15, 0, 1, 2, 3, 4, 5, 6, 7,
-};
+/* struct sigcontext words of the DWARF registers 0-15. */
+static const u8 codectl_dwarf_sigctx[16] = CODECTL_ARCH_DWARF_SIGCTX;
 
 /* The value of a rule's base register in the current frame, at CFA @cfa. */
 static __always_inline int
@@ -188,11 +174,11 @@ codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 
 	switch (base) {
 	case SFRAME_BASE_SP:
-	case DWARF_RSP:
+	case CODECTL_ARCH_DWARF_SP:
 		*val = f->sp;
 		return STEP_OK;
 	case SFRAME_BASE_FP:
-	case DWARF_RBP:
+	case CODECTL_ARCH_DWARF_FP:
 		*val = f->fp;
 		return STEP_OK;
 	case SFRAME_BASE_CFA:
@@ -294,39 +280,15 @@ static __always_inline int codectl_apply(struct codectl_walk *w,
 	return codectl_to_caller(w, &c, how);
 }
 
-#define CODECTL_RULE(cfa_base, cfa_off, fp_kind, fp_off) {		\
-	.cfa = { SFRAME_LOC_VAL, SFRAME_BASE_##cfa_base, cfa_off },	\
-	.ra = { SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8 },			\
-	.fp = { SFRAME_LOC_##fp_kind, SFRAME_BASE_CFA, fp_off },	\
-}
-
-/* A frame-pointer frame: rbp -> saved rbp, return address above it. */
-static const struct sframe_rule codectl_rule_fp = CODECTL_RULE(FP, 16, MEM, -16);
-/* At a function's first instruction, or just after a syscall in a leaf. */
-static const struct sframe_rule codectl_rule_entry = CODECTL_RULE(SP, 8, SAME, 0);
-/* After push %rbp, before mov %rsp,%rbp. */
-static const struct sframe_rule codectl_rule_pushed = CODECTL_RULE(SP, 16, MEM, -16);
+/* The frame layouts the fallbacks assume (arch-*.h). */
+static const struct sframe_rule codectl_rule_fp = CODECTL_ARCH_RULE_FP;
+static const struct sframe_rule codectl_rule_entry = CODECTL_ARCH_RULE_ENTRY;
+static const struct sframe_rule codectl_rule_pushed = CODECTL_ARCH_RULE_PUSHED;
 
 /* ---- signal frames --------------------------------------------------- */
 
-/*
- * The x86-64 rt_sigreturn trampoline (glibc's __restore_rt, musl's
- * __restore_rt): mov $15,%rax; syscall.
- */
-static const u8 codectl_sigreturn_code[9] = {
-	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
-};
-
-/*
- * Where struct rt_sigframe's ucontext keeps the interrupted registers,
- * from the stack pointer at the trampoline (the handler's return popped
- * pretcode): uc_mcontext is 40 bytes into struct ucontext, and rbp, rsp
- * and rip are words 10, 15 and 16 of struct sigcontext.
- */
-#define SIGFRAME_MCONTEXT	40
-#define SIGFRAME_RBP	(SIGFRAME_MCONTEXT + 10 * 8)
-#define SIGFRAME_RSP	(SIGFRAME_MCONTEXT + 15 * 8)
-#define SIGFRAME_RIP	(SIGFRAME_MCONTEXT + 16 * 8)
+/* The rt_sigreturn trampoline's code (arch-*.h). */
+static const u8 codectl_sigreturn_code[] = CODECTL_ARCH_SIGRETURN_CODE;
 
 /*
  * The trampolines the task's handlers return to (sa_restorer, which x86-64
@@ -377,9 +339,11 @@ static bool codectl_at_sigreturn(struct codectl_walk *w)
 	for (i = 0; i < w->nr_restorers; i++) {
 		if (f->ip == w->restorers[i])
 			return codectl_is_sigreturn_code(w, f->ip);
-		/* Interrupted between the mov and the syscall. */
-		if (f->exact && f->ip == w->restorers[i] + 7)
-			return codectl_is_sigreturn_code(w, f->ip - 7);
+		/* Interrupted at the syscall, after what precedes it. */
+		if (f->exact &&
+		    f->ip == w->restorers[i] + CODECTL_ARCH_SIGRETURN_SYSCALL)
+			return codectl_is_sigreturn_code(w, f->ip -
+						CODECTL_ARCH_SIGRETURN_SYSCALL);
 	}
 	return false;
 }
@@ -564,13 +528,13 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 					     CODECTL_FRAME_SFRAME);
 		case CODECTL_SHAPE_SP: {
 			const struct sframe_rule r =
-				CODECTL_RULE(SP, rule->cfa.off, SAME, 0);
+				CODECTL_ARCH_RULE(SP, rule->cfa.off, SAME, 0);
 
 			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
 		}
 		case CODECTL_SHAPE_SP_FP: {
 			const struct sframe_rule r =
-				CODECTL_RULE(SP, rule->cfa.off, MEM, -16);
+				CODECTL_ARCH_RULE(SP, rule->cfa.off, MEM, -16);
 
 			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
 		}
@@ -767,29 +731,20 @@ static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
 
 /*
  * Is @ra a return address?  Its call's last byte must be code, and the
- * call right before it: e8 rel32, or ff /2 with a ModRM of 2, 3, 4, 6 or
- * 7 bytes in all.  (The bytes alone are not enough: stack data can look
- * like a call.)  Returns 0, CODECTL_STOP_NOT_CODE, or CODECTL_STOP_FAULT
- * when the code cannot be read (not resident, in the hooks' walks).
+ * call right before it (codectl_arch_call_before()).  (The bytes alone
+ * are not enough: stack data can look like a call.)  Returns 0,
+ * CODECTL_STOP_NOT_CODE, or CODECTL_STOP_FAULT when the code cannot be
+ * read (not resident, in the hooks' walks).
  */
 static int codectl_check_ra_code(const struct codectl_walk *w, u64 ra)
 {
 	u8 b[8];
-	unsigned int len;
 
 	if (ra <= sizeof(b) || !codectl_code_or_ask(w, ra - 1))
 		return CODECTL_STOP_NOT_CODE;
 	if (codectl_copy(w, b, ra - 8, 8))
 		return CODECTL_STOP_FAULT;
-	if (b[3] == 0xe8)
-		return STEP_OK;
-	for (len = 2; len <= 7; len++) {
-		u8 modrm = b[8 - len + 1];
-
-		if (b[8 - len] == 0xff && ((modrm >> 3) & 7) == 2)
-			return STEP_OK;
-	}
-	return CODECTL_STOP_NOT_CODE;
+	return codectl_arch_call_before(b) ? STEP_OK : CODECTL_STOP_NOT_CODE;
 }
 
 /* The same, once per distinct return address in a row of a walk. */
@@ -854,19 +809,16 @@ static int codectl_step_entry(struct codectl_walk *w)
 		return STEP_NO_RULE;
 	if (codectl_copy(w, prev, ip - 3, sizeof(prev)))
 		memset(prev, 0, sizeof(prev));
-	if (code[0] == 0x55 ||
-	    (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&
-	     code[3] == 0xfa) ||
-	    (code[0] == 0xff && code[1] == 0x25) ||
-	    (code[0] == 0xf2 && code[1] == 0xff && code[2] == 0x25))
+	switch (codectl_arch_entry_kind(code, prev)) {
+	case CODECTL_ARCH_ENTRY:
 		rule = &codectl_rule_entry;
-	else if (code[0] == 0x48 && code[1] == 0x89 && code[2] == 0xe5 &&
-		 prev[2] == 0x55)
+		break;
+	case CODECTL_ARCH_PUSHED:
 		rule = &codectl_rule_pushed;
-	else if (prev[1] == 0x0f && prev[2] == 0x05)
-		rule = &codectl_rule_entry;
-	else
+		break;
+	default:
 		return STEP_NO_RULE;
+	}
 	if (codectl_eval(w, rule, &c) || codectl_check_ra(w, c.ra))
 		return STEP_NO_RULE;
 	return codectl_to_caller(w, &c, CODECTL_FRAME_FP_ENTRY);
@@ -970,7 +922,7 @@ static void codectl_walk_resched(struct codectl_walk *w)
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault)
 {
-	/* user_mode() and user_64bit_mode() only read, but take no const. */
+	/* user_mode() and codectl_arch_native() only read, but take no const. */
 	struct pt_regs *r = (struct pt_regs *)regs;
 
 	w->t0 = ktime_get_mono_fast_ns();
@@ -998,13 +950,14 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 		return;
 	}
 	w->f = (struct codectl_uframe) {
-		.ip = r->ip, .sp = r->sp, .fp = r->bp, .regs = r, .exact = true,
+		.ip = instruction_pointer(r), .sp = user_stack_pointer(r),
+		.fp = codectl_arch_user_fp(r), .regs = r, .exact = true,
 		.fp_saved = false,
 	};
 	w->method = CODECTL_FRAME_REGS;
 	w->frames[CODECTL_FRAME_REGS]++;
 	/* 32-bit code: its pc, and no unwinder for it. */
-	w->only_pc = !user_64bit_mode(r);
+	w->only_pc = !codectl_arch_native(r);
 	if (w->only_pc)
 		return;
 	if (nofault) {

@@ -76,10 +76,10 @@ fi
 mkdir -p "$out"
 out=$(readlink -f "$out")
 # Mirror the module's sources (and only them); stale copies are removed.
-rm -rf "$out/module" "$out/uapi"
+rm -rf "$out/module" "$out/shared" "$out/uapi"
 cp -a "$top/Kbuild" "$out/"
-cp -a "$top/module" "$top/uapi" "$out/"
-find "$out/module" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
+cp -a "$top/module" "$top/shared" "$top/uapi" "$out/"
+find "$out/module" "$out/shared" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 
 # kbuild M=DIR [args]: with the kernel's own compiler.
 kbuild() {

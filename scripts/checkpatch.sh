@@ -5,7 +5,7 @@
 # Debian ships checkpatch.pl only inside linux-source-*; the first run
 # extracts it (and the data files it reads) into the cache.
 #
-#   scripts/checkpatch.sh [FILES...]     (default: module/*.[ch], uapi/)
+#   scripts/checkpatch.sh [FILES...]     (default: module/, shared/, uapi/)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +36,6 @@ fi
 # noinline itself where the kernel's headers are absent.
 rc=0
 "${cp[@]}" --ignore PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
-	module/sframe.[ch] || rc=1
-"${cp[@]}" $(ls module/*.[ch] | grep -v '/sframe\.[ch]$') \
-	uapi/linux/codectl.h || rc=1
+	shared/sframe.[ch] || rc=1
+"${cp[@]}" module/*.[ch] shared/names.h uapi/linux/codectl.h || rc=1
 exit $rc

@@ -73,9 +73,9 @@ fi
 # The source tree dkms sees: what a source package would ship.
 src=$tmp/src/codectl-$version
 mkdir -p "$src" "$tmp/tree" "$tmp/inst/$kver" "$tmp/etc" "$tmp/var"
-(cd "$top" && git ls-files -z Makefile Kbuild dkms.conf module uapi 2>/dev/null |
+(cd "$top" && git ls-files -z Makefile Kbuild dkms.conf module shared uapi 2>/dev/null |
 	xargs -0 cp --parents -t "$src") ||
-	cp -a "$top/Makefile" "$top/Kbuild" "$top/dkms.conf" "$top/module" \
+	cp -a "$top/Makefile" "$top/Kbuild" "$top/dkms.conf" "$top/module" "$top/shared" \
 		"$top/uapi" "$src/"
 
 # in_ns CMD...: run CMD where dkms runs for this kernel, with /etc/dkms

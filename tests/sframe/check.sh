@@ -44,8 +44,8 @@ make -s -C "$here" fixtures oracles >"$log" 2>&1 ||
 # Per-run binary: in $CODECTL_BUILD_DIR when set (concurrent work trees).
 dump=${CODECTL_BUILD_DIR:-$cache/sframe-bench}/sframe-dump
 mkdir -p "$(dirname "$dump")"
-gcc -O2 -Wall -Wextra -Werror -I"$here" -I"$top/module" -o "$dump" \
-	"$here/sframe-dump.c" "$here/elfsec.c" "$top/module/sframe.c" ||
+gcc -O2 -Wall -Wextra -Werror -I"$here" -I"$top/shared" -o "$dump" \
+	"$here/sframe-dump.c" "$here/elfsec.c" "$top/shared/sframe.c" ||
 	{ echo "not ok - building sframe-dump"; failed=$((failed + 1)); }
 
 # 1. differential: ours == libsframe on every pc of every fixture
@@ -69,8 +69,8 @@ echo "validated real fixtures: $passed passed so far"
 # 2b. flat lookup table == the decoder, every pc of every real fixture
 flat=${CODECTL_BUILD_DIR:-$cache/sframe-bench}/flat-check
 if gcc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -I"$here" -I"$top/module" -o "$flat" \
-	"$here/flat-check.c" "$here/elfsec.c" "$top/module/sframe.c"; then
+	-fno-sanitize-recover=all -I"$here" -I"$top/shared" -o "$flat" \
+	"$here/flat-check.c" "$here/elfsec.c" "$top/shared/sframe.c"; then
 	fixtures=()
 	for f in "$cache"/sframe-fixtures/2.4*/*; do
 		case $f in *.flags|*/MANIFEST|*.d) continue ;; esac

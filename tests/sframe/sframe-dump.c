@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframe-dump: print the rules codectl's SFrame decoder (module/sframe.c)
+ * sframe-dump: print the rules codectl's SFrame decoder (shared/sframe.c)
  * finds in an ELF file's .sframe section, in the canonical format of
  * tests/sframe/FORMAT.md, so they can be compared with libsframe's and
  * with .eh_frame's.

@@ -6,7 +6,7 @@
  *   synth-check --dump-vdso FILE     write this process's vdso to FILE
  *
  * For each ELF file: libcodectl's codectl_sframe_synth() builds the
- * section; the project's decoder (module/sframe.c, compiled in here: the
+ * section; the project's decoder (shared/sframe.c, compiled in here: the
  * library's copy is internal to it) must accept it with sframe_init() + sframe_validate();
  * then at every pc of every FDE of the section, the rule sframe_find()
  * decodes must agree with the CFI that libdw reads for that pc

@@ -35,13 +35,13 @@ trap 'rm -rf "$tmp"' EXIT
 if ! make -s -C "$top/lib" all >"$tmp/log" 2>&1 ||
    ! make -s -C "$top/tools" codectl >>"$tmp/log" 2>&1 ||
    ! gcc -O2 -g -Wall -Wextra -Werror -I"$top/lib/include" -I"$top/uapi" \
-	-I"$here" -I"$top/module" -o "$build/synth-check" \
-	"$here/synth-check.c" "$top/module/sframe.c" "$top/lib/libcodectl.a" \
+	-I"$here" -I"$top/shared" -o "$build/synth-check" \
+	"$here/synth-check.c" "$top/shared/sframe.c" "$top/lib/libcodectl.a" \
 	-ldw -lelf \
 	>>"$tmp/log" 2>&1 ||
-   ! gcc -O2 -Wall -Wextra -Werror -I"$here" -I"$top/module" \
+   ! gcc -O2 -Wall -Wextra -Werror -I"$here" -I"$top/shared" \
 	-o "$build/sframe-dump" "$here/sframe-dump.c" "$here/elfsec.c" \
-	"$top/module/sframe.c" >>"$tmp/log" 2>&1; then
+	"$top/shared/sframe.c" >>"$tmp/log" 2>&1; then
 	cat "$tmp/log"
 	fail "building synth-check, sframe-dump, libcodectl, codectl"
 	echo "$passed passed, $failed failed"

@@ -3,7 +3,7 @@
  * codectl_sframe_synth(): arguments and errors, the exact rules of
  * functions with hand-written CFI (synth_asm.so), load bias and section
  * address, statistics on Debian's libc, and concurrent calls.  Sections
- * are decoded with the project's decoder (module/sframe.c).
+ * are decoded with the project's decoder (shared/sframe.c).
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the SFrame decoder (module/sframe.c).
+ * libFuzzer target for the SFrame decoder (shared/sframe.c).
  *
  * Input: a 4-byte prefix, then the section's bytes (the section size is
  * what remains of the input).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * malformed-test: valid and hostile SFrame sections against the decoder
- * (module/sframe.c).
+ * (shared/sframe.c).
  *
  * A small encoder, written from the format description (sframe-format.md
  * and binutils' sframe.h) rather than from the decoder, builds sections in
