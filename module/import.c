@@ -62,7 +62,7 @@ MODULE_PARM_DESC(import_max_bytes,
  * @sframe_vaddr: the link-time address the section was built for
  * @size:	bytes of @sec
  * @sec:	the section
- * @sec_hash:	codectl_share_key_content()'s hash of @sec, computed once
+ * @sec_hash:	codectl_share_content() of @sec, computed once
  * @content:	codectl_file_hash() of the file at import
  * @ctime:	the file's ctime when @content was last found equal
  * @gone:	unhashed (replaced, removed, or its file changed)

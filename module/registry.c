@@ -479,6 +479,13 @@ int codectl_mm_add_negative(struct codectl_mm *cmm, u64 start, u64 end)
 
 /* ---- the mm's subscription ------------------------------------------- */
 
+/* Take a hashed @cmm out of the table, under codectl_mm_table_lock. */
+static void codectl_mm_unhash_locked(struct codectl_mm *cmm)
+{
+	hash_del_rcu(&cmm->hnode);
+	atomic_long_dec(&codectl_stats.mms);
+}
+
 /* Take @cmm out of the table; true if this caller did (and owns it). */
 static bool codectl_mm_unhash(struct codectl_mm *cmm)
 {
@@ -487,10 +494,8 @@ static bool codectl_mm_unhash(struct codectl_mm *cmm)
 	spin_lock(&codectl_mm_table_lock);
 	owner = hash_hashed(&cmm->hnode);
 	if (owner)
-		hash_del_rcu(&cmm->hnode);
+		codectl_mm_unhash_locked(cmm);
 	spin_unlock(&codectl_mm_table_lock);
-	if (owner)
-		atomic_long_dec(&codectl_stats.mms);
 	return owner;
 }
 
@@ -689,15 +694,15 @@ struct codectl_mm *codectl_mm_get_or_create(struct mm_struct *mm)
 
 	spin_lock(&codectl_mm_table_lock);
 	hashed = hash_hashed(&cmm->hnode);
-	if (!hashed)
-		hash_add_rcu(codectl_mm_table, &cmm->hnode, (unsigned long)mm);
-	spin_unlock(&codectl_mm_table_lock);
 	/*
 	 * Counted while hashed: the address spaces with a registry, not the
 	 * retired ones whose subscription waits for its batched put.
 	 */
-	if (!hashed)
+	if (!hashed) {
+		hash_add_rcu(codectl_mm_table, &cmm->hnode, (unsigned long)mm);
 		atomic_long_inc(&codectl_stats.mms);
+	}
+	spin_unlock(&codectl_mm_table_lock);
 	if (hashed)
 		mmu_notifier_put(mn);	/* another thread's get owns it */
 	return cmm;
@@ -1035,11 +1040,10 @@ void codectl_registry_exit(void)
 		hash_for_each(codectl_mm_table, bkt, cmm, hnode)
 			break;
 		if (cmm)
-			hash_del_rcu(&cmm->hnode);
+			codectl_mm_unhash_locked(cmm);
 		spin_unlock(&codectl_mm_table_lock);
 		if (!cmm)
 			break;
-		atomic_long_dec(&codectl_stats.mms);
 		codectl_mm_retire(cmm, false);
 	}
 	/* A ->release may sleep (cmm->lock): let it run. */
