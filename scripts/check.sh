@@ -26,7 +26,9 @@
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
 # is not cached; long, see README), then on it build-debug-6.12,
 # vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
-# bounds_* and query_pid_* tests, rmmod-sleepers.sh) and tracers-debug-6.12,
+# bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12
+# and fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
+# of 100000 calls each, and 10000000 executions of the decoder fuzzer),
 # with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
 # fails its stage (scripts/vm-run.sh, KERNEL_PROBLEMS).
@@ -140,9 +142,11 @@ vm_stage() {
 	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
 	ko=$(dirname "$consumer")/../module/codectl.ko
 	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
-	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm; do
+	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm decoder-fuzz; do
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
+	a+=(-a "$top/tests/sframe/fuzz/kept:/tests/decoder-corpus/kept")
+	a+=(-a "$top/tests/sframe/fuzz/hand:/tests/decoder-corpus/hand")
 	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
 		-l "$logs/vm-$series.console" \
@@ -220,6 +224,9 @@ for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 	run_stage "vm-$s" vm_stage "$s"
 	run_stage "tracers-$s" tracers_stage "$s"
+	# The fuzzers at length (1M ioctls, 10M decoder executions).
+	[ $debug -eq 0 ] || run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
+		SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done

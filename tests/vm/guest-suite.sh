@@ -24,6 +24,9 @@
 #   3. a subset again as uid/gid 65534 (codectl-abi-test -u)
 #   3a. codectl-ioctl-fuzz: $CODECTL_FUZZ_CALLS calls (default 100000; the
 #      full run is 1000000) from 4 threads, seed $CODECTL_FUZZ_SEED or new
+#   3a'. decoder-fuzz: $CODECTL_DECODER_EXECS mutated SFrame sections
+#      (default 300000) from the corpus in decoder-corpus/ next to this
+#      script: the module's verdict (CHECK_SFRAME) equal to user space's
 #   3b. codectl-storm: the lifecycle race storm for $CODECTL_STORM_SECONDS
 #      (default 10)
 #   3b'. the tracer hooks' walk in real NMIs (the self-test's REMOTE mode
@@ -72,6 +75,7 @@ testmod_ko=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 abi_test=${CODECTL_ABI_TEST:-$here/codectl-abi-test}
 fuzz=${CODECTL_FUZZ:-$here/codectl-ioctl-fuzz}
+decoder_fuzz=$here/decoder-fuzz
 storm=${CODECTL_STORM:-$here/codectl-storm}
 unwind_dir=${CODECTL_UNWIND_DIR:-$here/unwind}
 unwind_variants=${CODECTL_UNWIND_VARIANTS:-v1 v2 v3 fp}
@@ -322,7 +326,13 @@ if [ -x "$fuzz" ]; then
 else
 	not_ok "codectl-ioctl-fuzz present" "$fuzz not found"
 fi
-echo "# time: fuzzer done after $(($(now) - t_start)) s"
+if [ -x "$decoder_fuzz" ]; then
+	run_prog "decoder fuzzer" "$decoder_fuzz" -n "${CODECTL_DECODER_EXECS:-300000}" \
+		"$here/decoder-corpus"/*
+else
+	not_ok "decoder-fuzz present" "$decoder_fuzz not found"
+fi
+echo "# time: fuzzers done after $(($(now) - t_start)) s"
 if [ -x "$storm" ]; then
 	run_prog "race storm" "$storm" -t "${CODECTL_STORM_SECONDS:-10}"
 else
