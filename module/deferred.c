@@ -50,7 +50,7 @@
 #include <linux/task_work.h>
 
 #include <codectl/unwind_deferred.h>
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 /* state: one request bit per consumer, then the pool's two bits. */

@@ -71,7 +71,7 @@
 #include <linux/string.h>
 #include <linux/task_work.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 bool codectl_discover = true;

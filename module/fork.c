@@ -37,7 +37,7 @@
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
-#include "codectl.h"
+#include "internal.h"
 
 /*
  * @tw first: an orphaned work is freed whole (twork.c).  @node: in

@@ -64,7 +64,7 @@
 #include <asm/ptrace.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "walk.h"
 

@@ -43,7 +43,7 @@
 #include <linux/time64.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 #define CODECTL_IMPORT_BITS	8

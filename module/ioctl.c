@@ -14,7 +14,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /*

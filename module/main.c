@@ -9,7 +9,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 unsigned int codectl_max_registrations = 16384;

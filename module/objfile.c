@@ -17,7 +17,7 @@
 #include <linux/string.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 #ifndef NT_GNU_BUILD_ID

@@ -37,7 +37,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /* Is @d named by @name? */

@@ -19,7 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /*

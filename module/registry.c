@@ -34,7 +34,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 #define CODECTL_MM_HASH_BITS	8

@@ -36,7 +36,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 #define CODECTL_SHARE_BITS	8

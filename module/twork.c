@@ -37,7 +37,7 @@
 #include <linux/stddef.h>
 #include <linux/task_work.h>
 
-#include "codectl.h"
+#include "internal.h"
 
 #define CODECTL_TWORK_QUEUED	1
 #define CODECTL_TWORK_ORPHAN	2

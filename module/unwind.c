@@ -50,7 +50,7 @@
 #include <asm/ptrace.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "names.h"
 #include "sframe.h"
