@@ -467,24 +467,24 @@ struct codectl_elf_src {
  * Why discovery did not register an object (debugfs codectl/discover);
  * reading the object file (objfile.c) returns the first ones.
  */
-enum codectl_dsc_reason {
-	DSC_NOT_FILE = 1,	/* anonymous, special or not a regular file */
-	DSC_WRITABLE,		/* the file is open for writing */
-	DSC_READ,		/* I/O error or truncated file */
-	DSC_EHDR,		/* not a 64-bit ELF object of this machine */
-	DSC_PHDRS,		/* program headers out of bounds or too many */
-	DSC_NO_LOAD,		/* the mapping is no executable PT_LOAD */
-	DSC_LAYOUT,		/* segments and mappings disagree */
-	DSC_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
-	DSC_CHANGED,		/* the file or mapping changed meanwhile */
-	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
-	DSC_EXISTS,		/* overlaps an explicit registration */
-	DSC_LIMIT,		/* max_registrations or max_bytes */
-	DSC_NOMEM,		/* out of memory (no negative entry) */
-	DSC_INTR,		/* interrupted (no negative entry) */
-	DSC_OTHER,		/* any other error */
-	DSC_NR_REASONS,
-	DSC_LATER = DSC_NR_REASONS,	/* no SFrame, no registry: see batch */
+enum codectl_discovery_refusal {
+	REFUSED_NOT_FILE = 1,	/* anonymous, special or not a regular file */
+	REFUSED_WRITABLE,	/* the file is open for writing */
+	REFUSED_READ,		/* I/O error or truncated file */
+	REFUSED_EHDR,		/* not a 64-bit ELF object of this machine */
+	REFUSED_PHDRS,		/* program headers out of bounds or too many */
+	REFUSED_NO_LOAD,	/* the mapping is no executable PT_LOAD */
+	REFUSED_LAYOUT,		/* segments and mappings disagree */
+	REFUSED_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
+	REFUSED_CHANGED,	/* the file or mapping changed meanwhile */
+	REFUSED_SFRAME_BAD,	/* the SFrame section is refused (ENOEXEC) */
+	REFUSED_EXISTS,		/* overlaps an explicit registration */
+	REFUSED_LIMIT,		/* max_registrations or max_bytes */
+	REFUSED_NOMEM,		/* out of memory (no negative entry) */
+	REFUSED_INTR,		/* interrupted (no negative entry) */
+	REFUSED_OTHER,		/* any other error */
+	NR_REFUSALS,
+	DISCOVERY_LATER = NR_REFUSALS, /* no SFrame, no registry: see batch */
 };
 
 /**
