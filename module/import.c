@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Imports: synthesised SFrame sections for object files, system-wide.
+ * Module, imports: synthesised SFrame sections for object files, system-wide.
  *
  * CODECTL_IOC_IMPORT (CAP_SYS_ADMIN) hands the module an SFrame section
  * that user space built from an object's .eh_frame, for the object's

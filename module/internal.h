@@ -543,8 +543,9 @@ struct codectl_objfile {
 /* register.c: the registration pipeline of every source */
 int codectl_register_elf(const struct codectl_elf_src *src);
 int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
-int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
-			   bool full, struct codectl_sframe_check *check);
+int codectl_sframe_check_user(u64 start, u64 end, u64 text_start,
+			      u64 text_end, bool full,
+			      struct codectl_sframe_check *check);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
 
 int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,

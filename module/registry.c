@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-address-space registry of code ranges.
+ * Module, registry: the per-address-space registry of code ranges.
  *
  * Each mm that registered something has one struct codectl_mm, found
  * through a global hash table keyed by the mm pointer.  It is the
