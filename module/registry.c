@@ -243,25 +243,41 @@ static void codectl_set_discard(struct codectl_set *set)
 }
 
 /*
- * An array of @nr slots for a writer holding cmm->lock, which
+ * An array of @nr slots for a writer holding @cmm->lock, which
  * invalidate_range_start takes too: reclaim may invalidate, so nothing
  * allocated under the lock may enter reclaim (lockdep: fs_reclaim).  The
  * spare its caller allocated before taking the lock, if it is large
- * enough, else one allocated without reclaim.  NULL: the caller unlocks,
- * allocates a spare of @nr with GFP_KERNEL_ACCOUNT and tries again.
+ * enough, else one allocated without reclaim.  Failing both, and without
+ * a spare yet: the lock is dropped, a spare of @nr allocated with
+ * GFP_KERNEL_ACCOUNT into @spare, and the caller starts again.
+ *
+ * Return: 0 with the array in @setp; -EAGAIN, the lock dropped; -ENOMEM
+ * (the lock held, as with 0).
  */
-static struct codectl_set *codectl_set_locked(struct codectl_set **spare,
-					      unsigned int nr)
+static int codectl_set_locked(struct codectl_mm *cmm,
+			      struct codectl_set **spare, unsigned int nr,
+			      struct codectl_set **setp)
 {
 	struct codectl_set *set = *spare;
 
 	if (set && set->nr >= nr) {
 		*spare = NULL;
 		set->nr = nr;
-		return set;
+	} else {
+		set = codectl_set_alloc(nr, GFP_NOWAIT | __GFP_NOWARN |
+					__GFP_ACCOUNT);
 	}
-	return codectl_set_alloc(nr, GFP_NOWAIT | __GFP_NOWARN |
-				 __GFP_ACCOUNT);
+	*setp = set;
+	if (set)
+		return 0;
+	if (*spare)
+		return -ENOMEM;
+	mutex_unlock(&cmm->lock);
+	*spare = codectl_set_alloc(nr, GFP_KERNEL_ACCOUNT);
+	if (*spare)
+		return -EAGAIN;
+	mutex_lock(&cmm->lock);
+	return -ENOMEM;
 }
 
 /*
@@ -775,19 +791,11 @@ again:
 		goto out;
 	}
 
-	set = codectl_set_locked(&spare, nr - (last - at) + 1);
-	if (!set && !spare) {
-		mutex_unlock(&cmm->lock);
-		spare = codectl_set_alloc(nr - (last - at) + 1,
-					  GFP_KERNEL_ACCOUNT);
-		if (!spare)
-			return -ENOMEM;
+	ret = codectl_set_locked(cmm, &spare, nr - (last - at) + 1, &set);
+	if (ret == -EAGAIN)
 		goto again;
-	}
-	if (!set) {
-		ret = -ENOMEM;
+	if (ret)
 		goto out;
-	}
 	reg->charge = charge;
 	atomic_long_add(charge, &codectl_stats.bytes);
 	n = 0;
@@ -839,18 +847,11 @@ again:
 		goto out;
 	}
 	/* Not under the lock with reclaim: see codectl_set_locked(). */
-	set = codectl_set_locked(&spare, old->nr);
-	if (!set && !spare) {
-		mutex_unlock(&cmm->lock);
-		spare = codectl_set_alloc(old->nr, GFP_KERNEL_ACCOUNT);
-		if (!spare)
-			return -ENOMEM;
+	ret = codectl_set_locked(cmm, &spare, old->nr, &set);
+	if (ret == -EAGAIN)
 		goto again;
-	}
-	if (!set) {
-		ret = -ENOMEM;
+	if (ret)
 		goto out;
-	}
 	codectl_set_fill(set, old, codectl_keep_other, text_start, text_end);
 	codectl_mm_publish(cmm, set);
 out:
