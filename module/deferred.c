@@ -57,6 +57,11 @@
 #define DEFERRED_CONSUMERS	(BITS_PER_LONG - 2)
 #define DEFERRED_REQUEST_MASK	(CODECTL_TASKSLOT_QUEUED - 1)
 
+unsigned int codectl_max_frames = 512;
+module_param_named(max_frames, codectl_max_frames, uint, 0644);
+MODULE_PARM_DESC(max_frames,
+		 "Frames per deferred user stack trace (default 512, at most 4096); deeper stacks stop with CODECTL_STOP_DEPTH");
+
 /**
  * struct deferred_slot - the deferred-unwind state of one task
  * @ts:		the owner, the task_work (queued once per requested state)

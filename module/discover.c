@@ -784,10 +784,7 @@ int codectl_discover_show(struct seq_file *m, void *v)
 		DISCOVERY_COUNTER(unregistered), DISCOVERY_COUNTER(covered),
 #undef DISCOVERY_COUNTER
 	};
-	static const struct {
-		const char *name;
-		atomic_long_t *v;
-	} shared[] = {
+	static const struct codectl_counter shared[] = {
 		{ "shared_tables", &codectl_stats.shared_tables },
 		{ "shared_bytes", &codectl_stats.shared_bytes },
 		{ "shared_hits", &codectl_stats.shared_hits },
@@ -807,9 +804,7 @@ int codectl_discover_show(struct seq_file *m, void *v)
 	seq_printf(m, "pending %ld\n",
 		   atomic_long_read(&codectl_stats.discover_works));
 	seq_printf(m, "ns %lld\n", atomic64_read(&discovery_stats.ns));
-	for (i = 0; i < ARRAY_SIZE(shared); i++)
-		seq_printf(m, "%s %ld\n", shared[i].name,
-			   atomic_long_read(shared[i].v));
+	codectl_show_counters(m, shared, ARRAY_SIZE(shared));
 	return 0;
 }
 

@@ -204,6 +204,15 @@ struct codectl_stats {
 
 extern struct codectl_stats codectl_stats;
 
+/* A line "name value" of a debugfs file. */
+struct codectl_counter {
+	const char *name;
+	atomic_long_t *val;
+};
+
+void codectl_show_counters(struct seq_file *m,
+			   const struct codectl_counter *rows, unsigned int n);
+
 /* Module parameters (main.c). */
 extern unsigned int codectl_max_registrations;
 extern unsigned long codectl_max_bytes;

@@ -11,6 +11,7 @@
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -242,6 +243,11 @@ static u64 codectl_flat_bytes(u64 n)
 	       sizeof(struct sframe_rule);
 }
 
+unsigned long codectl_sframe_flat_max = 4UL << 20;
+module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
+MODULE_PARM_DESC(sframe_flat_max,
+		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
+
 /*
  * Build the flat lookup table of a checked copy of a section into @reg,
  * if it fits in @room bytes and within the expansion bound: its size is
@@ -370,6 +376,11 @@ static void codectl_sframe_in_place(struct codectl_reg *reg, u64 room)
 	sec->resched = NULL;
 	reg->sframe_mem += words * sizeof(*index);
 }
+
+bool codectl_validate_sframe = true;
+module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
+MODULE_PARM_DESC(validate_sframe,
+		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
 
 /*
  * Admitting a registration's SFrame section: the checks of registration

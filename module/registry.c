@@ -28,6 +28,7 @@
 #include <linux/hashtable.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -36,6 +37,17 @@
 
 #include "internal.h"
 #include "sframe.h"
+
+/* The limits of one address space's registry (VERSION reports them). */
+unsigned int codectl_max_registrations = 16384;
+module_param_named(max_registrations, codectl_max_registrations, uint, 0644);
+MODULE_PARM_DESC(max_registrations,
+		 "Registrations per address space (default 16384); more fail with ENOSPC");
+
+unsigned long codectl_max_bytes = 16UL << 20;
+module_param_named(max_bytes, codectl_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Kernel memory for registrations per address space, in bytes (default 16 MiB); more fails with ENOMEM");
 
 #define CODECTL_MM_HASH_BITS	8
 
