@@ -3,34 +3,12 @@
  * Deferred user-space unwinding: the consumers' registry, the per-task
  * request state and the task_work that unwinds once per kernel entry and
  * calls every consumer that asked (the contract of upstream's
- * unwind_deferred_*, which no distro kernel exports).
- *
- * Per-task state lives in a pool of slots allocated at load (taskslot.c):
- * no task_struct field, no allocation in NMI.
- *
- * A slot's life:
- *   free       owner NULL, state RELEASING, cookie 0
- *   claimed    owner == current, state 0 (only inside one request call)
- *   requested  state: consumer bits | QUEUED, cookie != 0, its task_work
- *		queued on the owner; later requests of the same entry set
- *		their bit and share the cookie and the task_work
- *   delivering the task_work unwinds (once), calls each consumer whose
- *		bit is new, and loops while new bits appear
- *   released   the task_work moves the state from "nothing new" to
- *		RELEASING with one cmpxchg, resets the cookie and frees
- *		the slot (owner NULL)
- *
- * The cookie is reset only while the slot is RELEASING, so a request
- * that sets its bit did so under the cookie the delivery reads: a
- * request never gets a cookie other than the one its callback sees.  A
- * request made after the release (e.g. from an NMI during the callbacks'
- * return to user space) claims a new slot and gets a new cookie.
- *
- * Only the owner task touches an owned slot (its task context, and IRQs
- * and NMIs that interrupt it, all with current == owner), so the races
- * to consider are nesting on one CPU.  Other tasks only claim free slots
- * (cmpxchg on owner).  The claim protocol is described at
- * deferred_slot_get().
+ * unwind_deferred_*, which no distro kernel exports).  Per-task state is
+ * a slot of a pool allocated at load (taskslot.c); only the owner task
+ * touches an owned slot, so the races are nesting on one CPU.  A slot's
+ * life (free, claimed, requested, delivering, released) and why a
+ * request always gets the cookie its callback sees: docs/design.md,
+ * "Deferred registry"; the claim protocol: deferred_slot_get().
  */
 #include <linux/atomic.h>
 #include <linux/bitops.h>

@@ -1,53 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Discovery: the module finds the SFrame section of an executable file
- * mapping itself, the first time an unwind meets a pc there that no
- * registration covers, and registers the object as CODECTL_REGISTER_ELF
- * would (register.c), with origin CODECTL_ORIGIN_DISCOVERED.
- *
- * The unwinder calls codectl_discover_request(pc) from any context (NMI
- * included): it only notes the pc in a per-task slot of a pool allocated
- * at load (taskslot.c, as deferred.c's) and queues the slot's task_work;
- * the unwind goes on with its fallback.  The task_work runs in the task,
- * in task context, on its way back to user space, and examines the
- * object mapped at each pc noted:
- *
- *  - the mapping (mmap read lock): executable, file-backed, a regular
- *    file; then, in the same task_work, every other executable file
- *    mapping not yet registered or examined (a sweep), so that the next
- *    unwind is complete through all the objects of the stack;
- *  - the ELF header, program headers, build id note and .gnu_debuglink
- *    section are read from the FILE with kernel_read(), not from the
- *    task's memory: the file's bytes cannot be changed under us by
- *    another thread of the task (mprotect + write of a private mapping,
- *    mremap, munmap) between two reads, the headers need not be mapped
- *    at all, and a table built from the file's bytes is the same for
- *    every process mapping it (shared tables key on that).  A writer of
- *    the file could change it: files open for writing are refused, and
- *    the size is read again after the reads (a file truncated or grown
- *    meanwhile is refused);
- *  - the load bias from the mapping's address and file offset and the
- *    executable PT_LOAD holding that offset; the text range is that
- *    segment, the SFrame range PT_GNU_SFRAME, which must lie in the file
- *    part of a PT_LOAD;
- *  - the section is read from the file too when it gets a flat table
- *    (at most sframe_flat_max), else checked and decoded in the task's
- *    memory as for the ioctl;
- *  - registered through register.c with the file: the text and SFrame
- *    ranges must still be mapped from that file's inode at insertion
- *    (under the mmap lock), so a mapping replaced during discovery is
- *    refused.
- *
- * An object without SFrame is registered without it (its metadata shows
- * in QUERY; the unwinder uses frame pointers there).  A mapping refused
- * for any reason gets a negative entry (registry.c, bounded per mm), so
- * it is examined once per address space; an unmap over it drops the
- * entry, so an object mapped again there is examined again.  Counters:
- * debugfs codectl/discover.
- *
- * Unload: requests stop; task_works still queued are left to their tasks
- * (taskslot.c, twork.c), the running ones are waited for
- * (codectl_stats.discover_works), as for deferred unwinds.
+ * Discovery: the first time an unwind meets a pc in an executable file
+ * mapping that no registration covers, codectl_discover_request() (any
+ * context, NMI included) notes the pc in a per-task slot (taskslot.c) and
+ * queues its task_work.  There, in task context, the object is read from
+ * the file (objfile.c) and registered as CODECTL_REGISTER_ELF would
+ * (register.c) with origin CODECTL_ORIGIN_DISCOVERED, with or without
+ * SFrame, or with an import (import.c); then the other unregistered
+ * executable mappings are swept.  Refusals leave negative entries, per mm
+ * and per file.  Counters: debugfs codectl/discover.  The details (what
+ * is read from the file and why, negatives, unload): docs/design.md,
+ * "Discovery".
  */
 #include <linux/atomic.h>
 #include <linux/file.h>

@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module, registry: the per-address-space registry of code ranges.
- *
- * Each mm that registered something has one struct codectl_mm, found
- * through a global hash table keyed by the mm pointer.  It is the
- * container of an mmu_notifier_get() subscription: the subscription pins
- * the mm_struct (so the key cannot be reused while hashed), its ->release
- * empties the registry when the address space is torn down (exit, and
- * the old mm after exec), and its ->invalidate_range_start drops the
- * registrations whose code or tables are unmapped (munmap, mremap,
- * MAP_FIXED: MMU_NOTIFY_UNMAP).  The table holds the one subscription
- * reference; whoever unhashes the entry (->release or module exit)
- * empties it and drops that reference, and free_notifier frees it after
- * an SRCU grace period.
- *
- * The registrations themselves are an immutable, sorted array, a struct
- * codectl_set, published with RCU.  Writers (register, unregister, unmap,
- * fork adoption) serialise on the mm's mutex, build a new array and
- * replace the old one, which is freed after a grace period when its last
- * holder drops it.  So readers (QUERY, the unwinder) look up by address
- * with a binary search under rcu_read_lock() alone, and fork (fork.c)
- * takes a snapshot in O(1) from atomic context by taking a reference to
- * the current array.  The registrations in an array are refcounted and
- * never change after insertion, so arrays share them freely.
+ * Module, registry: the per-address-space registry of code ranges.  Each
+ * mm with registrations has a struct codectl_mm in a global hash, the
+ * container of an mmu_notifier_get() subscription (->release empties it,
+ * ->invalidate_range_start drops unmapped registrations).  Registrations
+ * are an immutable sorted array (struct codectl_set) published with RCU:
+ * writers serialise on the mm's mutex and replace it, readers search it
+ * under rcu_read_lock() alone, fork snapshots it with one reference.
+ * More: docs/design.md, "The registry".
  */
 #include <linux/delay.h>
 #include <linux/hashtable.h>
