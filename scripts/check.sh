@@ -149,6 +149,7 @@ vm_stage() {
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
@@ -182,6 +183,7 @@ tracers_stage() {
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
