@@ -212,13 +212,7 @@ fi
 echo "options codectl max_registrations=4242" >>"$sysroot/etc/modprobe.d/codectl.conf"
 
 # --- 5. the guest: load the installed module as a machine would ----------------
-cat >"$tmp/guest.sh" <<'GUEST'
-set -u
-kver=$(uname -r) version=$1
-n=0 f=0
-t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
-desc="depmod -a"; t depmod -a
-file=$(modinfo -F filename codectl 2>/dev/null)
+{ guest_preamble; cat <<'GUEST'; } >"$tmp/guest.sh"
 desc="modinfo finds codectl at $file"; t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 # systemd-modules-load: modprobe each module named in modules-load.d.
 for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do

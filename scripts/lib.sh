@@ -9,6 +9,11 @@
 #   ok DESCRIPTION...       "ok - ...", one more passed
 #   notok DESCRIPTION...    "not ok - ...", one more failed
 #   check DESCRIPTION COMMAND...   ok or notok by COMMAND's exit status
+#   guest_preamble          the first lines of the guest scripts of both:
+#                           $kver, $version (their $1), the counters
+#                           $n and $f, "t COMMAND..." (ok or not ok - $desc
+#                           by COMMAND's status), depmod -a, and in $file
+#                           where modinfo finds codectl
 #   guest_results PREFIX OUT RC KVER
 #                           the "ok - " and "not ok - " lines a guest
 #                           printed between scripts/vm-run.sh's markers
@@ -27,6 +32,17 @@ check() {
 	local d=$1
 	shift
 	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+
+guest_preamble() {
+	cat <<'PREAMBLE'
+set -u
+kver=$(uname -r) version=$1
+n=0 f=0
+t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
+desc="depmod -a"; t depmod -a
+file=$(modinfo -F filename codectl 2>/dev/null)
+PREAMBLE
 }
 
 guest_results() {

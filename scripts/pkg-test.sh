@@ -319,13 +319,7 @@ for series in "$@"; do
 
 	# --- 4. the guest ---------------------------------------------------------
 	f=$s/state-v1/files
-	cat >"$tmp/guest.sh" <<'GUEST'
-set -u
-kver=$(uname -r) version=$1
-n=0 f=0
-t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
-desc="depmod -a"; t depmod -a
-file=$(modinfo -F filename codectl 2>/dev/null)
+	{ guest_preamble; cat <<'GUEST'; } >"$tmp/guest.sh"
 desc="modinfo finds the package-built module at $file"
 t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do
