@@ -552,11 +552,17 @@ struct codectl_objfile {
 /* register.c: the registration pipeline of every source */
 int codectl_register_elf(const struct codectl_elf_src *src);
 int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
+/*
+ * SFrame sections are "checked": codectl_sframe_check_user() in the
+ * caller's memory, codectl_sframe_check_copy() a kernel copy (register.c
+ * has _check_sec(), a section set up).  A check's result is the
+ * decoder's verdict (enum sframe_err; CODECTL_CHECK_SFRAME's "error"); the
+ * version, counts and coverage QUERY reports are the section's summary.
+ */
 int codectl_sframe_check_user(u64 start, u64 end, u64 text_start,
 			      u64 text_end, bool full,
 			      struct codectl_sframe_check *check);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
-
 int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 			      u64 text_start, u64 text_end);
 
