@@ -210,6 +210,7 @@ files_stage() {
 }
 
 start=$(date +%s)
+commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
 make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
 
@@ -250,7 +251,7 @@ echo
 	[ ${#failures[@]} -eq 0 ] || printf '%s\n' "=== failures" "${failures[@]}" "=== counts"
 	printf '%s\n' "${summary[@]}" "${skip_lines[@]}"
 	echo "date $(date -u -d "@$start" +%Y-%m-%dT%H:%MZ)" \
-		"commit $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"commit $commit" \
 		"args ${args:-default}"
 	printf '%s\n' "${times[@]}"
 	if [ ${#skipped[@]} -gt 0 ]; then
