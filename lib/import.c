@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * codectl_import_file() and friends: synthesise an object file's SFrame
- * section from its CFI for its link-time addresses and hand it to the
- * module (CODECTL_IOC_IMPORT), which uses it in every process mapping
- * the object.
+ * libcodectl, imports: codectl_import_file() and friends synthesise an
+ * object file's SFrame section from its CFI for its link-time addresses
+ * and hand it to the module (CODECTL_IOC_IMPORT), which uses it in every
+ * process mapping the object.
  */
 #include <elf.h>
 #include <errno.h>

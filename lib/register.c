@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * codectl_register_all(): every loaded object, every executable segment,
- * with the object's own SFrame or, without one, SFrame synthesised from
- * its .eh_frame and handed to the kernel with CODECTL_ELF_SFRAME_SYNTH.
+ * libcodectl, registering a whole process: codectl_register_all(), every
+ * loaded object, every executable segment, with the object's own SFrame
+ * or, without one, SFrame synthesised from its .eh_frame and handed to
+ * the kernel with CODECTL_ELF_SFRAME_SYNTH.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 /*
  * A small SFrame v3 writer for AMD64, freestanding (see sframe-write.h).
  *
- * Layout written (sframe-format.md, binutils' sframe-spec.texi): the
+ * Layout written (binutils' libsframe/doc/sframe-spec.texi): the
  * 28-byte header (SORTED | FDE_FUNC_START_PCREL, fixed RA offset -8, no
  * auxiliary header), one 16-byte FDE index entry per function (s64 start
  * relative to the entry itself, u32 size, u32 offset of its attribute

@@ -3,34 +3,12 @@
  * Deferred user-space unwinding: the consumers' registry, the per-task
  * request state and the task_work that unwinds once per kernel entry and
  * calls every consumer that asked (the contract of upstream's
- * unwind_deferred_*, which no distro kernel exports).
- *
- * Per-task state lives in a pool of slots allocated at load (taskslot.c):
- * no task_struct field, no allocation in NMI.
- *
- * A slot's life:
- *   free       owner NULL, state RELEASING, cookie 0
- *   claimed    owner == current, state 0 (only inside one request call)
- *   requested  state: consumer bits | QUEUED, cookie != 0, its task_work
- *		queued on the owner; later requests of the same entry set
- *		their bit and share the cookie and the task_work
- *   delivering the task_work unwinds (once), calls each consumer whose
- *		bit is new, and loops while new bits appear
- *   released   the task_work moves the state from "nothing new" to
- *		RELEASING with one cmpxchg, resets the cookie and frees
- *		the slot (owner NULL)
- *
- * The cookie is reset only while the slot is RELEASING, so a request
- * that sets its bit did so under the cookie the delivery reads: a
- * request never gets a cookie other than the one its callback sees.  A
- * request made after the release (e.g. from an NMI during the callbacks'
- * return to user space) claims a new slot and gets a new cookie.
- *
- * Only the owner task touches an owned slot (its task context, and IRQs
- * and NMIs that interrupt it, all with current == owner), so the races
- * to consider are nesting on one CPU.  Other tasks only claim free slots
- * (cmpxchg on owner).  The claim protocol is described at
- * codectl_dslot_get().
+ * unwind_deferred_*, which no distro kernel exports).  Per-task state is
+ * a slot of a pool allocated at load (taskslot.c); only the owner task
+ * touches an owned slot, so the races are nesting on one CPU.  A slot's
+ * life (free, claimed, requested, delivering, released) and why a
+ * request always gets the cookie its callback sees: docs/design.md,
+ * "Deferred registry"; the claim protocol: deferred_slot_get().
  */
 #include <linux/atomic.h>
 #include <linux/bitops.h>
@@ -50,15 +28,20 @@
 #include <linux/task_work.h>
 
 #include <codectl/unwind_deferred.h>
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 /* state: one request bit per consumer, then the pool's two bits. */
-#define CODECTL_DCONSUMERS	(BITS_PER_LONG - 2)
-#define CODECTL_DREQ_MASK	(CODECTL_TASKSLOT_QUEUED - 1)
+#define DEFERRED_CONSUMERS	(BITS_PER_LONG - 2)
+#define DEFERRED_REQUEST_MASK	(CODECTL_TASKSLOT_QUEUED - 1)
+
+unsigned int codectl_max_frames = 512;
+module_param_named(max_frames, codectl_max_frames, uint, 0644);
+MODULE_PARM_DESC(max_frames,
+		 "Frames per deferred user stack trace (default 512, at most 4096); deeper stacks stop with CODECTL_STOP_DEPTH");
 
 /**
- * struct codectl_dslot - the deferred-unwind state of one task
+ * struct deferred_slot - the deferred-unwind state of one task
  * @ts:		the owner, the task_work (queued once per requested state)
  *		and the state: request bits, CODECTL_TASKSLOT_QUEUED and
  *		CODECTL_TASKSLOT_RELEASING
@@ -71,7 +54,7 @@
  * @trace:	the unwind, into a buffer allocated for the entry's delivery
  *		and freed with the slot
  */
-struct codectl_dslot {
+struct deferred_slot {
 	struct codectl_taskslot ts;
 	atomic64_t cookie;
 	unsigned long req_ip;
@@ -83,51 +66,52 @@ struct codectl_dslot {
 };
 
 /* 4096 slots; lookups and claims scan a window of 64 of them. */
-static struct codectl_taskslot_pool codectl_dpool =
-	CODECTL_TASKSLOT_POOL(struct codectl_dslot, 12, 64,
+static struct codectl_taskslot_pool deferred_slots =
+	CODECTL_TASKSLOT_POOL(struct deferred_slot, 12, 64,
 			      &codectl_stats.unwind_works, "deferred unwinds");
 
-/* Consumers by bit; callbacks run under codectl_dsrcu. */
-static struct codectl_unwind_work __rcu *codectl_dconsumers[CODECTL_DCONSUMERS];
-static unsigned long codectl_dused;	/* bits handed out, under codectl_dlock */
-static DEFINE_MUTEX(codectl_dlock);
-static struct srcu_struct codectl_dsrcu;
+/* Consumers by bit; callbacks run under deferred_srcu. */
+static struct codectl_unwind_work __rcu *deferred_consumers[DEFERRED_CONSUMERS];
+/* bits handed out, under deferred_lock */
+static unsigned long deferred_bits_used;
+static DEFINE_MUTEX(deferred_lock);
+static struct srcu_struct deferred_srcu;
 
-/* Per-CPU state of a slot claim; see codectl_dslot_get(). */
-struct codectl_dclaim {
-	struct codectl_dslot *result;
+/* Per-CPU state of a slot claim; see deferred_slot_get(). */
+struct deferred_claim {
+	struct deferred_slot *result;
 	int active;
 };
 
-static DEFINE_PER_CPU(struct codectl_dclaim, codectl_dclaim);
-static DEFINE_PER_CPU(u32, codectl_dcookie_seq);
+static DEFINE_PER_CPU(struct deferred_claim, deferred_claim);
+static DEFINE_PER_CPU(u32, deferred_cookie_seq);
 
 /*
  * A new cookie: this CPU's sequence number (odd, so never 0) in the high
  * half, cpu + 1 in the low half.  this_cpu_add_return() is one
  * instruction on x86, so NMIs cannot tear it.  Preemption disabled.
  */
-static u64 codectl_dcookie_new(void)
+static u64 deferred_cookie_new(void)
 {
-	u32 seq = this_cpu_add_return(codectl_dcookie_seq, 2) | 1;
+	u32 seq = this_cpu_add_return(deferred_cookie_seq, 2) | 1;
 
 	return ((u64)seq << 32) | (smp_processor_id() + 1);
 }
 
-static struct codectl_dslot *codectl_dslot(struct codectl_taskslot *ts)
+static struct deferred_slot *deferred_slot(struct codectl_taskslot *ts)
 {
-	return ts ? container_of(ts, struct codectl_dslot, ts) : NULL;
+	return ts ? container_of(ts, struct deferred_slot, ts) : NULL;
 }
 
-static struct codectl_dslot *codectl_dslot_at(unsigned int i)
+static struct deferred_slot *deferred_slot_at(unsigned int i)
 {
-	return codectl_dslot(codectl_taskslot_at(&codectl_dpool, i));
+	return deferred_slot(codectl_taskslot_at(&deferred_slots, i));
 }
 
 /* The slot @t owns and does not release, or NULL. */
-static struct codectl_dslot *codectl_dslot_lookup(struct task_struct *t)
+static struct deferred_slot *deferred_slot_lookup(struct task_struct *t)
 {
-	return codectl_dslot(codectl_taskslot_lookup(&codectl_dpool, t));
+	return deferred_slot(codectl_taskslot_lookup(&deferred_slots, t));
 }
 
 /*
@@ -135,18 +119,18 @@ static struct codectl_dslot *codectl_dslot_lookup(struct task_struct *t)
  * state is set lookups (of nested contexts) skip it.  Any context,
  * preemption disabled.
  */
-static struct codectl_dslot *codectl_dslot_claim_new(void)
+static struct deferred_slot *deferred_slot_claim_new(void)
 {
-	struct codectl_dslot *s;
+	struct deferred_slot *s;
 
-	s = codectl_dslot(codectl_taskslot_claim(&codectl_dpool));
+	s = deferred_slot(codectl_taskslot_claim(&deferred_slots));
 	if (s)
 		atomic_long_inc(&codectl_stats.unwind_tasks);
 	return s;
 }
 
 /* Free a slot whose state is RELEASING: reset it, then publish it free. */
-static void codectl_dslot_free(struct codectl_dslot *s)
+static void deferred_slot_free(struct deferred_slot *s)
 {
 	atomic64_set(&s->cookie, 0);
 	atomic_long_set(&s->delivered, 0);
@@ -156,32 +140,32 @@ static void codectl_dslot_free(struct codectl_dslot *s)
 }
 
 /* Give back a slot claimed in vain (no request bit was ever set on it). */
-static void codectl_dslot_abandon(struct codectl_dslot *s)
+static void deferred_slot_abandon(struct deferred_slot *s)
 {
 	/* If a bit was set after all, its task_work releases the slot. */
 	if (!atomic_long_cmpxchg(&s->ts.state, 0, CODECTL_TASKSLOT_RELEASING))
-		codectl_dslot_free(s);
+		deferred_slot_free(s);
 }
 
 /* A nested context claims while an outer one is claiming for current. */
-static struct codectl_dslot *codectl_dslot_claim_nested(void)
+static struct deferred_slot *deferred_slot_claim_nested(void)
 {
-	struct codectl_dslot *s, *won;
+	struct deferred_slot *s, *won;
 
-	s = codectl_dslot_claim_new();
+	s = deferred_slot_claim_new();
 	if (!s)
-		return this_cpu_read(codectl_dclaim.result);
-	won = this_cpu_cmpxchg(codectl_dclaim.result, NULL, s);
+		return this_cpu_read(deferred_claim.result);
+	won = this_cpu_cmpxchg(deferred_claim.result, NULL, s);
 	if (won) {
 		/* A context nested deeper in ours claimed first. */
-		codectl_dslot_abandon(s);
+		deferred_slot_abandon(s);
 		return won;
 	}
 	return s;
 }
 
 /**
- * codectl_dslot_get() - find or claim current's slot
+ * deferred_slot_get() - find or claim current's slot
  *
  * Called with preemption disabled, from task, IRQ or NMI context.  The
  * danger is nesting on one CPU (task -> IRQ -> NMI, all with the same
@@ -215,48 +199,48 @@ static struct codectl_dslot *codectl_dslot_claim_nested(void)
  *
  * Return: current's slot, or NULL when its window has no free slot.
  */
-static struct codectl_dslot *codectl_dslot_get(void)
+static struct deferred_slot *deferred_slot_get(void)
 {
-	struct codectl_dslot *s, *won;
+	struct deferred_slot *s, *won;
 
-	if (this_cpu_read(codectl_dclaim.active)) {
-		s = this_cpu_read(codectl_dclaim.result);
+	if (this_cpu_read(deferred_claim.active)) {
+		s = this_cpu_read(deferred_claim.result);
 		if (s)
 			return s;
 	}
-	s = codectl_dslot_lookup(current);
+	s = deferred_slot_lookup(current);
 	if (s)
 		return s;
-	if (this_cpu_read(codectl_dclaim.active))
-		return codectl_dslot_claim_nested();
+	if (this_cpu_read(deferred_claim.active))
+		return deferred_slot_claim_nested();
 
-	this_cpu_write(codectl_dclaim.result, NULL);
+	this_cpu_write(deferred_claim.result, NULL);
 	barrier();
-	this_cpu_write(codectl_dclaim.active, 1);
+	this_cpu_write(deferred_claim.active, 1);
 	barrier();
-	s = codectl_dslot_lookup(current);
+	s = deferred_slot_lookup(current);
 	if (!s) {
-		s = codectl_dslot_claim_new();
+		s = deferred_slot_claim_new();
 		barrier();
 		if (s) {
-			won = this_cpu_cmpxchg(codectl_dclaim.result, NULL, s);
+			won = this_cpu_cmpxchg(deferred_claim.result, NULL, s);
 			if (won) {
-				codectl_dslot_abandon(s);
+				deferred_slot_abandon(s);
 				s = won;
 			}
 		} else {
-			s = this_cpu_read(codectl_dclaim.result);
+			s = this_cpu_read(deferred_claim.result);
 		}
 	}
 	barrier();
-	this_cpu_write(codectl_dclaim.active, 0);
+	this_cpu_write(deferred_claim.active, 0);
 	barrier();
-	this_cpu_write(codectl_dclaim.result, NULL);
+	this_cpu_write(deferred_claim.result, NULL);
 	return s;
 }
 
 /* An unwind that ends before it starts, counted like the others. */
-static void codectl_dslot_stopped(struct codectl_trace *t, unsigned int stop)
+static void deferred_slot_stopped(struct codectl_trace *t, unsigned int stop)
 {
 	t->stop = stop;
 	atomic64_inc(&codectl_unwind_counters.walk.walks);
@@ -264,7 +248,7 @@ static void codectl_dslot_stopped(struct codectl_trace *t, unsigned int stop)
 }
 
 /* Unwind current's user stack once for this entry, into the slot. */
-static void codectl_dslot_unwind(struct codectl_dslot *s)
+static void deferred_slot_unwind(struct deferred_slot *s)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned int max = clamp_t(unsigned int, READ_ONCE(codectl_max_frames),
@@ -275,7 +259,7 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
 	t->nr = 0;
 	if (!current->mm || (current->flags & PF_EXITING)) {
 		/* task_works run from do_exit too, after exit_mm(). */
-		codectl_dslot_stopped(t, CODECTL_STOP_NO_USER);
+		deferred_slot_stopped(t, CODECTL_STOP_NO_USER);
 		return;
 	}
 	/*
@@ -293,7 +277,7 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
 		t->max = t->ips ? max : 0;
 	}
 	if (!t->ips) {
-		codectl_dslot_stopped(t, CODECTL_STOP_NOMEM);
+		deferred_slot_stopped(t, CODECTL_STOP_NOMEM);
 		return;
 	}
 	codectl_unwind_current(t, 0);
@@ -306,7 +290,7 @@ static void codectl_dslot_unwind(struct codectl_dslot *s)
  * own ioctl): deliver what is pending now; the queued task_work
  * delivers what comes later and releases.  Owner's task context.
  */
-static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
+static void deferred_slot_deliver(struct deferred_slot *s, bool final)
 {
 	u64 cookie = atomic64_read(&s->cookie);
 	struct codectl_unwind_trace trace;
@@ -316,7 +300,7 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 
 	for (;;) {
 		state = atomic_long_read(&s->ts.state);
-		todo = state & CODECTL_DREQ_MASK &
+		todo = state & DEFERRED_REQUEST_MASK &
 		       ~atomic_long_read(&s->delivered);
 		if (!todo) {
 			if (!final)
@@ -328,16 +312,16 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 			continue;
 		}
 		if (!s->traced)
-			codectl_dslot_unwind(s);
+			deferred_slot_unwind(s);
 		trace.nr = s->trace.nr;
 		trace.stop = s->trace.stop;
 		trace.flags = s->moved ? CODECTL_TRACE_MOVED : 0;
 		trace.ips = s->trace.ips;
 		trace.methods = s->trace.methods;
-		idx = srcu_read_lock(&codectl_dsrcu);
-		for_each_set_bit(bit, &todo, CODECTL_DCONSUMERS) {
-			work = srcu_dereference(codectl_dconsumers[bit],
-						&codectl_dsrcu);
+		idx = srcu_read_lock(&deferred_srcu);
+		for_each_set_bit(bit, &todo, DEFERRED_CONSUMERS) {
+			work = srcu_dereference(deferred_consumers[bit],
+						&deferred_srcu);
 			if (!work)
 				continue;
 			work->func(work, &trace, cookie);
@@ -345,7 +329,7 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 		}
 		/* Inside the SRCU section: cancel() clears it after. */
 		atomic_long_or(todo, &s->delivered);
-		srcu_read_unlock(&codectl_dsrcu, idx);
+		srcu_read_unlock(&deferred_srcu, idx);
 	}
 	/*
 	 * The trace buffer goes with the entry: a pool that held one per
@@ -356,17 +340,17 @@ static void codectl_dslot_deliver(struct codectl_dslot *s, bool final)
 	s->trace.ips = NULL;
 	s->trace.methods = NULL;
 	s->trace.max = 0;
-	codectl_dslot_free(s);
+	deferred_slot_free(s);
 }
 
-static void codectl_dslot_twork(struct callback_head *head)
+static void deferred_slot_twork(struct callback_head *head)
 {
 	struct codectl_twork *w = container_of(head, struct codectl_twork, cb);
 
 	/* Orphaned at unload (freed): touch nothing. */
 	if (!codectl_twork_start(w))
 		return;
-	codectl_dslot_deliver(codectl_dslot(w->data), true);
+	deferred_slot_deliver(deferred_slot(w->data), true);
 	/* Last: module exit waits for 0, then for RCU tasks. */
 	atomic_long_dec(&codectl_stats.unwind_works);
 }
@@ -393,7 +377,7 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 				    u64 *cookie)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	struct codectl_dslot *s;
+	struct deferred_slot *s;
 	unsigned long old, mask;
 	u64 c, new;
 	int bit, ret;
@@ -402,7 +386,7 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	    !user_mode(regs))
 		return -EINVAL;
 	bit = READ_ONCE(work->bit);
-	if (bit < 0 || bit >= CODECTL_DCONSUMERS)
+	if (bit < 0 || bit >= DEFERRED_CONSUMERS)
 		return -ENOENT;
 
 	/*
@@ -410,11 +394,11 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	 * cancel()'s synchronize_rcu() waits for the whole request.
 	 */
 	preempt_disable();
-	if (rcu_access_pointer(codectl_dconsumers[bit]) != work) {
+	if (rcu_access_pointer(deferred_consumers[bit]) != work) {
 		ret = -ENOENT;
 		goto out;
 	}
-	s = codectl_dslot_get();
+	s = deferred_slot_get();
 	if (!s) {
 		ret = -ENOSPC;
 		goto out;
@@ -422,7 +406,7 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 
 	c = atomic64_read(&s->cookie);
 	if (!c) {
-		new = codectl_dcookie_new();
+		new = deferred_cookie_new();
 		c = atomic64_cmpxchg(&s->cookie, 0, new);
 		if (!c) {
 			/* Read only by the task_work, after we are done. */
@@ -452,14 +436,14 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	if (old & CODECTL_TASKSLOT_QUEUED)
 		goto out;
 
-	ret = codectl_taskslot_queue(&codectl_dpool, &s->ts);
+	ret = codectl_taskslot_queue(&deferred_slots, &s->ts);
 	if (ret) {
 		/*
 		 * Cannot happen either: task_work_add() fails only after
 		 * exit_task_work(), long after PF_EXITING.  Leave no bit
 		 * that would wait for a task_work forever.
 		 */
-		atomic_long_andnot(CODECTL_DREQ_MASK | CODECTL_TASKSLOT_QUEUED,
+		atomic_long_andnot(DEFERRED_REQUEST_MASK | CODECTL_TASKSLOT_QUEUED,
 				   &s->ts.state);
 	}
 out:
@@ -481,18 +465,18 @@ int codectl_unwind_deferred_init(struct codectl_unwind_work *work,
 {
 	int bit;
 
-	mutex_lock(&codectl_dlock);
-	bit = find_first_zero_bit(&codectl_dused, CODECTL_DCONSUMERS);
-	if (bit >= CODECTL_DCONSUMERS) {
-		mutex_unlock(&codectl_dlock);
+	mutex_lock(&deferred_lock);
+	bit = find_first_zero_bit(&deferred_bits_used, DEFERRED_CONSUMERS);
+	if (bit >= DEFERRED_CONSUMERS) {
+		mutex_unlock(&deferred_lock);
 		work->bit = -1;
 		return -EBUSY;
 	}
-	__set_bit(bit, &codectl_dused);
+	__set_bit(bit, &deferred_bits_used);
 	work->func = func;
 	WRITE_ONCE(work->bit, bit);
-	rcu_assign_pointer(codectl_dconsumers[bit], work);
-	mutex_unlock(&codectl_dlock);
+	rcu_assign_pointer(deferred_consumers[bit], work);
+	mutex_unlock(&deferred_lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(codectl_unwind_deferred_init);
@@ -514,25 +498,25 @@ void codectl_unwind_deferred_cancel(struct codectl_unwind_work *work)
 	unsigned int i;
 	int bit;
 
-	mutex_lock(&codectl_dlock);
+	mutex_lock(&deferred_lock);
 	bit = work->bit;
-	if (bit < 0 || bit >= CODECTL_DCONSUMERS ||
-	    rcu_access_pointer(codectl_dconsumers[bit]) != work) {
-		mutex_unlock(&codectl_dlock);
+	if (bit < 0 || bit >= DEFERRED_CONSUMERS ||
+	    rcu_access_pointer(deferred_consumers[bit]) != work) {
+		mutex_unlock(&deferred_lock);
 		return;
 	}
 	WRITE_ONCE(work->bit, -1);
-	RCU_INIT_POINTER(codectl_dconsumers[bit], NULL);
+	RCU_INIT_POINTER(deferred_consumers[bit], NULL);
 	/* Requests run with preemption off: none is still setting the bit. */
 	synchronize_rcu();
-	for (i = 0; i < BIT(codectl_dpool.bits); i++)
-		atomic_long_andnot(BIT(bit), &codectl_dslot_at(i)->ts.state);
+	for (i = 0; i < BIT(deferred_slots.bits); i++)
+		atomic_long_andnot(BIT(bit), &deferred_slot_at(i)->ts.state);
 	/* Callbacks still running, and their 'delivered' updates, are done. */
-	synchronize_srcu(&codectl_dsrcu);
-	for (i = 0; i < BIT(codectl_dpool.bits); i++)
-		atomic_long_andnot(BIT(bit), &codectl_dslot_at(i)->delivered);
-	__clear_bit(bit, &codectl_dused);
-	mutex_unlock(&codectl_dlock);
+	synchronize_srcu(&deferred_srcu);
+	for (i = 0; i < BIT(deferred_slots.bits); i++)
+		atomic_long_andnot(BIT(bit), &deferred_slot_at(i)->delivered);
+	__clear_bit(bit, &deferred_bits_used);
+	mutex_unlock(&deferred_lock);
 }
 EXPORT_SYMBOL_GPL(codectl_unwind_deferred_cancel);
 
@@ -545,14 +529,14 @@ EXPORT_SYMBOL_GPL(codectl_unwind_deferred_cancel);
  */
 void codectl_deferred_flush(void)
 {
-	struct codectl_dslot *s;
+	struct deferred_slot *s;
 
 	preempt_disable();
-	s = codectl_dslot_lookup(current);
+	s = deferred_slot_lookup(current);
 	preempt_enable();
 	/* Only current's task context releases it: s stays ours. */
 	if (s && (atomic_long_read(&s->ts.state) & CODECTL_TASKSLOT_QUEUED))
-		codectl_dslot_deliver(s, false);
+		deferred_slot_deliver(s, false);
 }
 
 CODECTL_EXPORT_TEST(codectl_deferred_flush);
@@ -561,16 +545,16 @@ int codectl_deferred_init(void)
 {
 	int ret, cpu;
 
-	ret = init_srcu_struct(&codectl_dsrcu);
+	ret = init_srcu_struct(&deferred_srcu);
 	if (ret)
 		return ret;
-	ret = codectl_taskslot_pool_init(&codectl_dpool, codectl_dslot_twork);
+	ret = codectl_taskslot_pool_init(&deferred_slots, deferred_slot_twork);
 	if (ret) {
-		cleanup_srcu_struct(&codectl_dsrcu);
+		cleanup_srcu_struct(&deferred_srcu);
 		return ret;
 	}
 	for_each_possible_cpu(cpu)
-		per_cpu(codectl_dcookie_seq, cpu) = 1;
+		per_cpu(deferred_cookie_seq, cpu) = 1;
 	return 0;
 }
 
@@ -583,9 +567,9 @@ void codectl_deferred_exit(void)
 	 * find nothing to deliver.  Those not started are left to their
 	 * tasks, the running ones are waited for.
 	 */
-	codectl_taskslot_pool_drain(&codectl_dpool);
-	for (i = 0; i < BIT(codectl_dpool.bits); i++)
-		kfree(codectl_dslot_at(i)->trace.ips);
-	codectl_taskslot_pool_free(&codectl_dpool);
-	cleanup_srcu_struct(&codectl_dsrcu);
+	codectl_taskslot_pool_drain(&deferred_slots);
+	for (i = 0; i < BIT(deferred_slots.bits); i++)
+		kfree(deferred_slot_at(i)->trace.ips);
+	codectl_taskslot_pool_free(&deferred_slots);
+	cleanup_srcu_struct(&deferred_srcu);
 }

@@ -1,53 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Discovery: the module finds the SFrame section of an executable file
- * mapping itself, the first time an unwind meets a pc there that no
- * registration covers, and registers the object as CODECTL_REGISTER_ELF
- * would (register.c), with origin CODECTL_ORIGIN_DISCOVERED.
- *
- * The unwinder calls codectl_discover_request(pc) from any context (NMI
- * included): it only notes the pc in a per-task slot of a pool allocated
- * at load (taskslot.c, as deferred.c's) and queues the slot's task_work;
- * the unwind goes on with its fallback.  The task_work runs in the task,
- * in task context, on its way back to user space, and examines the
- * object mapped at each pc noted:
- *
- *  - the mapping (mmap read lock): executable, file-backed, a regular
- *    file; then, in the same task_work, every other executable file
- *    mapping not yet registered or examined (a sweep), so that the next
- *    unwind is complete through all the objects of the stack;
- *  - the ELF header, program headers, build id note and .gnu_debuglink
- *    section are read from the FILE with kernel_read(), not from the
- *    task's memory: the file's bytes cannot be changed under us by
- *    another thread of the task (mprotect + write of a private mapping,
- *    mremap, munmap) between two reads, the headers need not be mapped
- *    at all, and a table built from the file's bytes is the same for
- *    every process mapping it (shared tables key on that).  A writer of
- *    the file could change it: files open for writing are refused, and
- *    the size is read again after the reads (a file truncated or grown
- *    meanwhile is refused);
- *  - the load bias from the mapping's address and file offset and the
- *    executable PT_LOAD holding that offset; the text range is that
- *    segment, the SFrame range PT_GNU_SFRAME, which must lie in the file
- *    part of a PT_LOAD;
- *  - the section is read from the file too when it gets a flat table
- *    (at most sframe_flat_max), else checked and decoded in the task's
- *    memory as for the ioctl;
- *  - registered through register.c with the file: the text and SFrame
- *    ranges must still be mapped from that file's inode at insertion
- *    (under the mmap lock), so a mapping replaced during discovery is
- *    refused.
- *
- * An object without SFrame is registered without it (its metadata shows
- * in QUERY; the unwinder uses frame pointers there).  A mapping refused
- * for any reason gets a negative entry (registry.c, bounded per mm), so
- * it is examined once per address space; an unmap over it drops the
- * entry, so an object mapped again there is examined again.  Counters:
- * debugfs codectl/discover.
- *
- * Unload: requests stop; task_works still queued are left to their tasks
- * (taskslot.c, twork.c), the running ones are waited for
- * (codectl_stats.discover_works), as for deferred unwinds.
+ * Discovery: the first time an unwind meets a pc in an executable file
+ * mapping that no registration covers, codectl_discover_request() (any
+ * context, NMI included) notes the pc in a per-task slot (taskslot.c) and
+ * queues its task_work.  There, in task context, the object is read from
+ * the file (objfile.c) and registered as CODECTL_REGISTER_ELF would
+ * (register.c) with origin CODECTL_ORIGIN_DISCOVERED, with or without
+ * SFrame, or with an import (import.c); then the other unregistered
+ * executable mappings are swept.  Refusals leave negative entries, per mm
+ * and per file.  Counters: debugfs codectl/discover.  The details (what
+ * is read from the file and why, negatives, unload): docs/design.md,
+ * "Discovery".
  */
 #include <linux/atomic.h>
 #include <linux/file.h>
@@ -55,6 +18,7 @@
 #include <linux/hashtable.h>
 #include <linux/irqflags.h>
 #include <linux/jhash.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -71,7 +35,7 @@
 #include <linux/string.h>
 #include <linux/task_work.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 bool codectl_discover = true;
@@ -80,15 +44,15 @@ MODULE_PARM_DESC(discover,
 		 "Find the SFrame section of unregistered executable file mappings at the first unwind that meets them (default Y)");
 
 /* pcs a slot notes before its task_work runs */
-#define CODECTL_DSC_PCS		4
+#define DISCOVERY_PCS		4
 
 /* state: number of pcs noted, CODECTL_TASKSLOT_QUEUED and _RELEASING */
-#define CODECTL_DSC_COUNT	0xffUL
+#define DISCOVERY_COUNT	0xffUL
 
-#define CODECTL_DSC_MAX_FILES	16	/* mappings of one file examined */
+#define DISCOVERY_MAX_FILES	16	/* mappings of one file examined */
 
 /**
- * struct codectl_dsc_slot - pcs a task asked to be examined
+ * struct discovery_slot - pcs a task asked to be examined
  * @ts:		the slot's owner, task_work and state: the count of @pcs
  *		and CODECTL_TASKSLOT_* bits; queued once per QUEUED state
  * @pcs:	the pcs, written after the count is taken
@@ -99,25 +63,27 @@ MODULE_PARM_DESC(discover,
  * that misses a slot being claimed claims a second one: two task_works
  * then examine their own pcs, which costs a duplicate look at worst.
  */
-struct codectl_dsc_slot {
+struct discovery_slot {
 	struct codectl_taskslot ts;
-	u64 pcs[CODECTL_DSC_PCS];
+	u64 pcs[DISCOVERY_PCS];
 };
 
-static struct codectl_taskslot_pool codectl_dsc_pool =
-	CODECTL_TASKSLOT_POOL(struct codectl_dsc_slot, 10, 32,
+static struct codectl_taskslot_pool discovery_slots =
+	CODECTL_TASKSLOT_POOL(struct discovery_slot, 10, 32,
 			      &codectl_stats.discover_works, "discoveries");
 
-static bool codectl_dsc_stopping;
+static bool discovery_stopping;
 
-static const char *const codectl_dsc_reason_names[DSC_NR_REASONS] = {
-	[DSC_NOT_FILE] = "not_file", [DSC_WRITABLE] = "writable",
-	[DSC_READ] = "read", [DSC_EHDR] = "ehdr", [DSC_PHDRS] = "phdrs",
-	[DSC_NO_LOAD] = "no_load", [DSC_LAYOUT] = "layout",
-	[DSC_SFRAME_OUTSIDE] = "sframe_outside", [DSC_CHANGED] = "changed",
-	[DSC_SFRAME_BAD] = "sframe_bad", [DSC_EXISTS] = "exists",
-	[DSC_LIMIT] = "limit", [DSC_NOMEM] = "nomem", [DSC_INTR] = "intr",
-	[DSC_OTHER] = "other",
+static const char *const discovery_refusal_names[NR_REFUSALS] = {
+	[REFUSED_NOT_FILE] = "not_file", [REFUSED_WRITABLE] = "writable",
+	[REFUSED_READ] = "read", [REFUSED_EHDR] = "ehdr",
+	[REFUSED_PHDRS] = "phdrs", [REFUSED_NO_LOAD] = "no_load",
+	[REFUSED_LAYOUT] = "layout",
+	[REFUSED_SFRAME_OUTSIDE] = "sframe_outside",
+	[REFUSED_CHANGED] = "changed", [REFUSED_SFRAME_BAD] = "sframe_bad",
+	[REFUSED_EXISTS] = "exists", [REFUSED_LIMIT] = "limit",
+	[REFUSED_NOMEM] = "nomem", [REFUSED_INTR] = "intr",
+	[REFUSED_OTHER] = "other",
 };
 
 static struct {
@@ -134,15 +100,15 @@ static struct {
 	atomic64_t without_sframe;	/* registered without SFrame */
 	atomic64_t unregistered;	/* without SFrame, no registry made */
 	atomic64_t covered;		/* already registered when examined */
-	atomic64_t refused[DSC_NR_REASONS];
+	atomic64_t refused[NR_REFUSALS];
 	atomic64_t ns;			/* time spent examining */
-} codectl_dsc;
+} discovery_stats;
 
 /* ---- requests (any context) ------------------------------------------ */
 
-static struct codectl_dsc_slot *codectl_dsc_slot(struct codectl_taskslot *ts)
+static struct discovery_slot *discovery_slot(struct codectl_taskslot *ts)
 {
-	return ts ? container_of(ts, struct codectl_dsc_slot, ts) : NULL;
+	return ts ? container_of(ts, struct discovery_slot, ts) : NULL;
 }
 
 /*
@@ -152,7 +118,7 @@ static struct codectl_dsc_slot *codectl_dsc_slot(struct codectl_taskslot *ts)
  * fallback through code without frame pointers) have pcs anywhere: this
  * keeps them from queueing a task_work at every unwind.
  */
-static bool codectl_dsc_worth(u64 pc)
+static bool discovery_worth(u64 pc)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
@@ -179,56 +145,55 @@ static bool codectl_dsc_worth(u64 pc)
  */
 void codectl_discover_request(u64 pc)
 {
-	struct codectl_dsc_slot *s;
+	struct discovery_slot *s;
 	struct codectl_mm *cmm;
 	unsigned long old, n;
 	unsigned int i;
 
-	if (!READ_ONCE(codectl_discover) || READ_ONCE(codectl_dsc_stopping) ||
-	    !codectl_dsc_pool.slots)
+	if (!READ_ONCE(codectl_discover) || READ_ONCE(discovery_stopping) ||
+	    !discovery_slots.slots)
 		return;
 	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
 	    pc >= TASK_SIZE_MAX)
 		return;
 	cmm = codectl_mm_find(current->mm);
 	if (cmm && codectl_mm_negative(cmm, pc)) {
-		atomic64_inc(&codectl_dsc.negative_hits);
+		atomic64_inc(&discovery_stats.negative_hits);
 		return;
 	}
-	if (!codectl_dsc_worth(pc)) {
-		atomic64_inc(&codectl_dsc.not_code);
+	if (!discovery_worth(pc)) {
+		atomic64_inc(&discovery_stats.not_code);
 		return;
 	}
-	s = codectl_dsc_slot(codectl_taskslot_lookup(&codectl_dsc_pool,
-						     current));
+	s = discovery_slot(codectl_taskslot_lookup(&discovery_slots, current));
 	if (!s)
-		s = codectl_dsc_slot(codectl_taskslot_claim(&codectl_dsc_pool));
+		s = discovery_slot(codectl_taskslot_claim(&discovery_slots));
 	if (!s) {
-		atomic64_inc(&codectl_dsc.dropped);
+		atomic64_inc(&discovery_stats.dropped);
 		return;
 	}
 	old = atomic_long_read(&s->ts.state);
 	do {
-		n = old & CODECTL_DSC_COUNT;
+		n = old & DISCOVERY_COUNT;
 		if (old & CODECTL_TASKSLOT_QUEUED)
-			atomic64_inc(&codectl_dsc.pending_fallbacks);
+			atomic64_inc(&discovery_stats.pending_fallbacks);
 		/* One look per page of code is enough. */
-		for (i = 0; i < n && i < CODECTL_DSC_PCS; i++)
+		for (i = 0; i < n && i < DISCOVERY_PCS; i++)
 			if ((READ_ONCE(s->pcs[i]) >> PAGE_SHIFT) ==
 			    (pc >> PAGE_SHIFT))
 				return;
-		if (n >= CODECTL_DSC_PCS) {
-			atomic64_inc(&codectl_dsc.dropped);
+		if (n >= DISCOVERY_PCS) {
+			atomic64_inc(&discovery_stats.dropped);
 			return;
 		}
 	} while (!atomic_long_try_cmpxchg(&s->ts.state, &old,
 					  (old + 1) | CODECTL_TASKSLOT_QUEUED));
 	WRITE_ONCE(s->pcs[n], pc);
-	atomic64_inc(&codectl_dsc.requests);
+	atomic64_inc(&discovery_stats.requests);
 	if (old & CODECTL_TASKSLOT_QUEUED)
 		return;
 
-	if (codectl_taskslot_queue(&codectl_dsc_pool, &s->ts)) {
+	if (codectl_taskslot_queue(&discovery_slots, &s->ts)) {
 		/* Exiting: nothing will run the work; give the slot back. */
 		atomic_long_set(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
 		codectl_taskslot_free(&s->ts);
@@ -244,120 +209,121 @@ void codectl_discover_request(u64 pc)
  * one gets nothing per mm: no registry, so no mmu notifier subscription
  * (taken with mm_take_all_locks(), and whose release waits for an SRCU
  * grace period at every exit), and the next process that meets the file
- * pays a look-up, not a read.  At most CODECTL_DSC_MAX_FNEGS, the oldest
+ * pays a look-up, not a read.  At most MAX_FILE_NEGATIVES, the oldest
  * going first; an import makes them all stale.
  */
-#define CODECTL_DSC_FNEG_BITS	8
-#define CODECTL_DSC_MAX_FNEGS	4096
+#define FILE_NEGATIVE_BITS	8
+#define MAX_FILE_NEGATIVES	4096
 
-struct codectl_dsc_fneg {
+struct file_negative {
 	struct hlist_node node;
 	struct list_head lru;
 	struct codectl_file_id id;
 	unsigned int gen;
 };
 
-static DEFINE_HASHTABLE(codectl_dsc_fnegs, CODECTL_DSC_FNEG_BITS);
-static LIST_HEAD(codectl_dsc_fneg_lru);
-static DEFINE_SPINLOCK(codectl_dsc_fneg_lock);
-static unsigned int codectl_dsc_nr_fnegs;
+static DEFINE_HASHTABLE(file_negatives, FILE_NEGATIVE_BITS);
+static LIST_HEAD(file_negative_lru);
+static DEFINE_SPINLOCK(file_negative_lock);
+static unsigned int nr_file_negatives;
 
-static u32 codectl_dsc_fneg_hash(const struct codectl_file_id *id)
+static u32 file_negative_hash(const struct codectl_file_id *id)
 {
 	return jhash(id, sizeof(*id), 0);
 }
 
-/* The entry of @id, or NULL.  Under codectl_dsc_fneg_lock. */
-static struct codectl_dsc_fneg *
-codectl_dsc_fneg_find(const struct codectl_file_id *id)
+/* The entry of @id, or NULL.  Under file_negative_lock. */
+static struct file_negative *
+file_negative_find(const struct codectl_file_id *id)
 {
-	struct codectl_dsc_fneg *f;
+	struct file_negative *f;
 
-	hash_for_each_possible(codectl_dsc_fnegs, f, node,
-			       codectl_dsc_fneg_hash(id))
+	hash_for_each_possible(file_negatives, f, node,
+			       file_negative_hash(id))
 		if (!memcmp(&f->id, id, sizeof(*id)))
 			return f;
 	return NULL;
 }
 
-static void codectl_dsc_fneg_del(struct codectl_dsc_fneg *f)
+static void file_negative_del(struct file_negative *f)
 {
 	hash_del(&f->node);
 	list_del(&f->lru);
-	codectl_dsc_nr_fnegs--;
+	nr_file_negatives--;
 	kfree(f);
 }
 
 /* Is @file known to get nothing from discovery, as of import @gen? */
-static bool codectl_dsc_fneg_has(struct file *file, unsigned int gen)
+static bool file_negative_has(struct file *file, unsigned int gen)
 {
-	struct codectl_dsc_fneg *f;
+	struct file_negative *f;
 	struct codectl_file_id id;
 	bool has = false;
 
 	codectl_file_id(file_inode(file), &id);
-	spin_lock(&codectl_dsc_fneg_lock);
-	f = codectl_dsc_fneg_find(&id);
+	spin_lock(&file_negative_lock);
+	f = file_negative_find(&id);
 	if (f && f->gen == gen)
 		has = true;
 	else if (f)
-		codectl_dsc_fneg_del(f);	/* an import came since */
-	spin_unlock(&codectl_dsc_fneg_lock);
+		file_negative_del(f);	/* an import came since */
+	spin_unlock(&file_negative_lock);
 	return has;
 }
 
 /* Remember that @file got nothing from discovery as of import @gen. */
-static void codectl_dsc_fneg_add(struct file *file, unsigned int gen)
+static void file_negative_add(struct file *file, unsigned int gen)
 {
-	struct codectl_dsc_fneg *n, *f;
+	struct file_negative *n, *f;
 
 	n = kmalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 	if (!n)
 		return;
 	codectl_file_id(file_inode(file), &n->id);
 	n->gen = gen;
-	spin_lock(&codectl_dsc_fneg_lock);
-	f = codectl_dsc_fneg_find(&n->id);
+	spin_lock(&file_negative_lock);
+	f = file_negative_find(&n->id);
 	if (f) {
 		f->gen = gen;
-		list_move_tail(&f->lru, &codectl_dsc_fneg_lru);
+		list_move_tail(&f->lru, &file_negative_lru);
 	} else {
-		if (codectl_dsc_nr_fnegs >= CODECTL_DSC_MAX_FNEGS)
-			codectl_dsc_fneg_del(list_first_entry(&codectl_dsc_fneg_lru,
-							      struct codectl_dsc_fneg,
-							      lru));
-		hash_add(codectl_dsc_fnegs, &n->node,
-			 codectl_dsc_fneg_hash(&n->id));
-		list_add_tail(&n->lru, &codectl_dsc_fneg_lru);
-		codectl_dsc_nr_fnegs++;
+		if (nr_file_negatives >= MAX_FILE_NEGATIVES)
+			file_negative_del(list_first_entry(&file_negative_lru,
+							   struct file_negative,
+							   lru));
+		hash_add(file_negatives, &n->node,
+			 file_negative_hash(&n->id));
+		list_add_tail(&n->lru, &file_negative_lru);
+		nr_file_negatives++;
 		n = NULL;
 	}
-	spin_unlock(&codectl_dsc_fneg_lock);
+	spin_unlock(&file_negative_lock);
 	kfree(n);
 }
 
-static void codectl_dsc_fneg_clear(void)
+static void file_negative_clear(void)
 {
-	struct codectl_dsc_fneg *f, *t;
+	struct file_negative *f, *t;
 
-	spin_lock(&codectl_dsc_fneg_lock);
-	list_for_each_entry_safe(f, t, &codectl_dsc_fneg_lru, lru)
-		codectl_dsc_fneg_del(f);
-	spin_unlock(&codectl_dsc_fneg_lock);
+	spin_lock(&file_negative_lock);
+	list_for_each_entry_safe(f, t, &file_negative_lru, lru)
+		file_negative_del(f);
+	spin_unlock(&file_negative_lock);
 }
 
 /* Refusals that depend on the file's content alone. */
-static bool codectl_dsc_reason_of_file(int r)
+static bool discovery_reason_of_file(int r)
 {
-	return r == DSC_EHDR || r == DSC_PHDRS || r == DSC_NO_LOAD ||
-	       r == DSC_LAYOUT || r == DSC_SFRAME_OUTSIDE ||
-	       r == DSC_SFRAME_BAD;
+	return r == REFUSED_EHDR || r == REFUSED_PHDRS ||
+	       r == REFUSED_NO_LOAD || r == REFUSED_LAYOUT ||
+	       r == REFUSED_SFRAME_OUTSIDE ||
+	       r == REFUSED_SFRAME_BAD;
 }
 
 /* ---- reading the object ---------------------------------------------- */
 
 /* What discovery found out about one object. */
-struct codectl_dsc_obj {
+struct discovery_obj {
 	struct codectl_objfile of;	/* vm_start, vm_off: the mapping */
 	u64 pc;
 	u64 vm_end;			/* the mapping holding pc */
@@ -372,9 +338,9 @@ struct codectl_dsc_obj {
  * One task_work's examinations.  Objects without SFrame found while the
  * mm has no registry wait in @later until the end: registered if by then
  * the mm has a registry (an object of the batch had SFrame), else
- * remembered by their files (codectl_dsc_fneg_add()).
+ * remembered by their files (file_negative_add()).
  */
-struct codectl_dsc_batch {
+struct discovery_batch {
 	struct mm_struct *mm;
 	struct list_head later;
 };
@@ -383,7 +349,7 @@ struct codectl_dsc_batch {
  * No PT_GNU_SFRAME: the section imported for this file and segment, if
  * any (import.c), lying at the bias plus the address it was built for.
  */
-static void codectl_dsc_import(struct codectl_dsc_obj *o)
+static void discovery_import(struct discovery_obj *o)
 {
 	struct codectl_file_obj obj = {};
 	const u8 *sec;
@@ -415,24 +381,24 @@ static void codectl_dsc_import(struct codectl_dsc_obj *o)
 }
 
 /* Map a registration error to a reason. */
-static int codectl_dsc_reason_of(int err)
+static int discovery_reason_of(int err)
 {
 	switch (err) {
 	case -ENOEXEC:
-		return DSC_SFRAME_BAD;
+		return REFUSED_SFRAME_BAD;
 	case -EEXIST:
-		return DSC_EXISTS;
+		return REFUSED_EXISTS;
 	case -ENOSPC:
-		return DSC_LIMIT;
+		return REFUSED_LIMIT;
 	case -ENOMEM:
-		return DSC_NOMEM;
+		return REFUSED_NOMEM;
 	case -EINTR:
-		return DSC_INTR;
+		return REFUSED_INTR;
 	case -ESTALE:
 	case -EFAULT:
-		return DSC_CHANGED;
+		return REFUSED_CHANGED;
 	default:
-		return DSC_OTHER;
+		return REFUSED_OTHER;
 	}
 }
 
@@ -440,8 +406,8 @@ static int codectl_dsc_reason_of(int err)
  * Is there an import for the file of @vma, which @reg covers?  If not,
  * @reg is up to date with imports up to @gen (no need to look again).
  */
-static bool codectl_dsc_import_for(struct vm_area_struct *vma,
-				   struct codectl_reg *reg, unsigned int gen)
+static bool discovery_import_for(struct vm_area_struct *vma,
+				 struct codectl_reg *reg, unsigned int gen)
 {
 	struct codectl_file_id id;
 
@@ -458,7 +424,7 @@ static bool codectl_dsc_import_for(struct vm_area_struct *vma,
  * Find the mapping at @o->pc and take its file.  Returns 0, a reason, or
  * -1 when there is nothing to examine (no mapping: no entry either).
  */
-static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
+static int discovery_vma(struct mm_struct *mm, struct discovery_obj *o)
 {
 	struct vm_area_struct *vma;
 	struct codectl_mm *cmm;
@@ -481,20 +447,20 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 
 		/* Discovered without SFrame, and an import came since? */
 		if (covered && codectl_reg_stale(reg) &&
-		    codectl_dsc_import_for(vma, reg, o->gen)) {
+		    discovery_import_for(vma, reg, o->gen)) {
 			o->stale = reg;
 			covered = false;
 		} else if (reg) {
 			codectl_reg_put(reg);
 		}
 		if (covered || codectl_mm_negative(cmm, o->pc)) {
-			atomic64_inc(&codectl_dsc.covered);
+			atomic64_inc(&discovery_stats.covered);
 			r = -1;
 			goto out;
 		}
 	}
 	if (!vma->vm_file || !S_ISREG(file_inode(vma->vm_file)->i_mode)) {
-		r = DSC_NOT_FILE;
+		r = REFUSED_NOT_FILE;
 		goto out;
 	}
 	o->of.vm_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
@@ -502,20 +468,20 @@ static int codectl_dsc_vma(struct mm_struct *mm, struct codectl_dsc_obj *o)
 out:
 	mmap_read_unlock(mm);
 	/* Without a registry: is the file known to get nothing? */
-	if (!r && !cmm && codectl_dsc_fneg_has(o->of.file, o->gen)) {
-		atomic64_inc(&codectl_dsc.file_negative_hits);
+	if (!r && !cmm && file_negative_has(o->of.file, o->gen)) {
+		atomic64_inc(&discovery_stats.file_negative_hits);
 		r = -1;
 	}
 	return r;
 }
 
-static int codectl_dsc_register(struct codectl_dsc_obj *o);
+static int discovery_register(struct discovery_obj *o);
 
 /*
- * Examine the object at @o->pc of @mm; 0 when registered, DSC_LATER when
+ * Examine the object at @o->pc of @mm; 0 when registered, DISCOVERY_LATER when
  * it has no SFrame and @mm no registry, else a reason.
  */
-static int codectl_dsc_examine(struct mm_struct *mm, struct codectl_dsc_obj *o)
+static int discovery_examine(struct mm_struct *mm, struct discovery_obj *o)
 {
 	int r;
 
@@ -523,17 +489,17 @@ static int codectl_dsc_examine(struct mm_struct *mm, struct codectl_dsc_obj *o)
 	if (r)
 		return r;
 	if (!o->of.src.sframe_start)
-		codectl_dsc_import(o);
+		discovery_import(o);
 	/* Again after an import: only to replace it with the import's. */
 	if (o->stale && !o->imp)
-		return DSC_EXISTS;
+		return REFUSED_EXISTS;
 	if (!o->of.src.sframe_start && !codectl_mm_find(mm))
-		return DSC_LATER;
-	return codectl_dsc_register(o);
+		return DISCOVERY_LATER;
+	return discovery_register(o);
 }
 
 /* Register the object examined: 0 or a reason. */
-static int codectl_dsc_register(struct codectl_dsc_obj *o)
+static int discovery_register(struct discovery_obj *o)
 {
 	char *path;
 	int r;
@@ -542,7 +508,7 @@ static int codectl_dsc_register(struct codectl_dsc_obj *o)
 
 	o->pathbuf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!o->pathbuf)
-		return DSC_NOMEM;
+		return REFUSED_NOMEM;
 	path = d_path(&o->of.file->f_path, o->pathbuf, PATH_MAX);
 	if (!IS_ERR(path) && strlen(path) < CODECTL_PATH_MAX)
 		o->of.src.kpathname = path;
@@ -552,30 +518,30 @@ static int codectl_dsc_register(struct codectl_dsc_obj *o)
 	r = codectl_register_elf(&o->of.src);
 	if (r == -EEXIST) {
 		/* Only the explicit registration of another part of it? */
-		return DSC_EXISTS;
+		return REFUSED_EXISTS;
 	}
 	if (r)
-		return codectl_dsc_reason_of(r);
+		return discovery_reason_of(r);
 	if (o->stale)
-		atomic64_inc(&codectl_dsc.upgraded);
+		atomic64_inc(&discovery_stats.upgraded);
 	if (o->imp)
-		atomic64_inc(&codectl_dsc.imported);
+		atomic64_inc(&discovery_stats.imported);
 	else if (o->of.src.sframe_start)
-		atomic64_inc(&codectl_dsc.with_sframe);
+		atomic64_inc(&discovery_stats.with_sframe);
 	else
-		atomic64_inc(&codectl_dsc.without_sframe);
+		atomic64_inc(&discovery_stats.without_sframe);
 	return 0;
 }
 
 /* What a refusal leaves behind: a negative entry, per mm or per file. */
-static void codectl_dsc_refused(struct mm_struct *mm,
-				struct codectl_dsc_obj *o, int r)
+static void discovery_refused(struct mm_struct *mm, struct discovery_obj *o,
+			      int r)
 {
 	struct codectl_mm *cmm;
 
-	if (r == DSC_NOMEM || r == DSC_INTR) {
+	if (r == REFUSED_NOMEM || r == REFUSED_INTR) {
 		/* Transient: the next unwind that meets it asks again. */
-		atomic64_inc(&codectl_dsc.refused[r]);
+		atomic64_inc(&discovery_stats.refused[r]);
 		return;
 	}
 	if (o->stale) {
@@ -583,12 +549,12 @@ static void codectl_dsc_refused(struct mm_struct *mm,
 		WRITE_ONCE(o->stale->import_gen, o->gen);
 		return;
 	}
-	atomic64_inc(&codectl_dsc.refused[r]);
+	atomic64_inc(&discovery_stats.refused[r]);
 	cmm = codectl_mm_find(mm);
 	if (!cmm) {
 		/* No registry is made for a refusal. */
-		if (o->of.file && codectl_dsc_reason_of_file(r))
-			codectl_dsc_fneg_add(o->of.file, o->gen);
+		if (o->of.file && discovery_reason_of_file(r))
+			file_negative_add(o->of.file, o->gen);
 		return;
 	}
 	/*
@@ -605,7 +571,7 @@ static void codectl_dsc_refused(struct mm_struct *mm,
 	}
 }
 
-static void codectl_dsc_obj_free(struct codectl_dsc_obj *o)
+static void discovery_obj_free(struct discovery_obj *o)
 {
 	if (o->of.file)
 		fput(o->of.file);
@@ -619,9 +585,9 @@ static void codectl_dsc_obj_free(struct codectl_dsc_obj *o)
 }
 
 /* Examine the object at @pc: false when there was nothing to examine. */
-static bool codectl_dsc_one(struct codectl_dsc_batch *b, u64 pc)
+static bool discovery_one(struct discovery_batch *b, u64 pc)
 {
-	struct codectl_dsc_obj *o;
+	struct discovery_obj *o;
 	u64 t0 = ktime_get_ns();
 	int r;
 
@@ -631,23 +597,23 @@ static bool codectl_dsc_one(struct codectl_dsc_batch *b, u64 pc)
 	o->pc = pc;
 	/* Before any look-up: an import after this is seen next time. */
 	o->gen = READ_ONCE(codectl_import_gen);
-	r = codectl_dsc_vma(b->mm, o);
+	r = discovery_vma(b->mm, o);
 	if (r < 0) {
-		codectl_dsc_obj_free(o);
+		discovery_obj_free(o);
 		return false;
 	}
-	atomic64_inc(&codectl_dsc.examined);
+	atomic64_inc(&discovery_stats.examined);
 	if (!r)
-		r = codectl_dsc_examine(b->mm, o);
-	if (r == DSC_LATER) {
+		r = discovery_examine(b->mm, o);
+	if (r == DISCOVERY_LATER) {
 		list_add_tail(&o->later, &b->later);
 		o = NULL;
 	} else if (r) {
-		codectl_dsc_refused(b->mm, o, r);
+		discovery_refused(b->mm, o, r);
 	}
-	atomic64_add(ktime_get_ns() - t0, &codectl_dsc.ns);
+	atomic64_add(ktime_get_ns() - t0, &discovery_stats.ns);
 	if (o)
-		codectl_dsc_obj_free(o);
+		discovery_obj_free(o);
 	return true;
 }
 
@@ -655,28 +621,28 @@ static bool codectl_dsc_one(struct codectl_dsc_batch *b, u64 pc)
  * The batch's objects without SFrame: registered if the mm now has a
  * registry, else remembered by their files.
  */
-static void codectl_dsc_finish(struct codectl_dsc_batch *b)
+static void discovery_finish(struct discovery_batch *b)
 {
 	bool registry = codectl_mm_find(b->mm);
-	struct codectl_dsc_obj *o, *t;
+	struct discovery_obj *o, *t;
 	int r;
 
 	list_for_each_entry_safe(o, t, &b->later, later) {
 		list_del(&o->later);
 		if (!registry) {
-			codectl_dsc_fneg_add(o->of.file, o->gen);
-			atomic64_inc(&codectl_dsc.unregistered);
+			file_negative_add(o->of.file, o->gen);
+			atomic64_inc(&discovery_stats.unregistered);
 		} else {
-			r = codectl_dsc_register(o);
+			r = discovery_register(o);
 			if (r)
-				codectl_dsc_refused(b->mm, o, r);
+				discovery_refused(b->mm, o, r);
 		}
-		codectl_dsc_obj_free(o);
+		discovery_obj_free(o);
 	}
 }
 
 /* Executable mappings examined per sweep at most. */
-#define CODECTL_DSC_SWEEP	64
+#define DISCOVERY_SWEEP	64
 
 /*
  * After the pcs asked for: every other executable file mapping that no
@@ -684,17 +650,17 @@ static void codectl_dsc_finish(struct codectl_dsc_batch *b)
  * is enough for the whole stack (its callers' objects are not reached
  * by a walk that could not unwind the first one).
  */
-static void codectl_dsc_sweep(struct codectl_dsc_batch *b)
+static void discovery_sweep(struct discovery_batch *b)
 {
 	struct mm_struct *mm = b->mm;
 	struct codectl_mm *cmm = codectl_mm_find(mm);
-	u64 starts[CODECTL_DSC_SWEEP];
+	u64 starts[DISCOVERY_SWEEP];
 	struct vm_area_struct *vma;
 	unsigned int n = 0, i;
 
 	if (mmap_read_lock_killable(mm))
 		return;
-	for (vma = find_vma(mm, 0); vma && n < CODECTL_DSC_SWEEP;
+	for (vma = find_vma(mm, 0); vma && n < DISCOVERY_SWEEP;
 	     vma = find_vma(mm, vma->vm_end)) {
 		struct codectl_reg *reg;
 		bool covered;
@@ -713,15 +679,15 @@ static void codectl_dsc_sweep(struct codectl_dsc_batch *b)
 	}
 	mmap_read_unlock(mm);
 	for (i = 0; i < n && !fatal_signal_pending(current); i++)
-		codectl_dsc_one(b, starts[i]);
+		discovery_one(b, starts[i]);
 }
 
 /* In the task, on its way back to user space (or at its exit). */
-static void codectl_dsc_twork(struct callback_head *cb)
+static void discovery_twork(struct callback_head *cb)
 {
 	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
-	struct codectl_dsc_slot *s = codectl_dsc_slot(w->data);
-	u64 pcs[CODECTL_DSC_PCS];
+	struct discovery_slot *s = discovery_slot(w->data);
+	u64 pcs[DISCOVERY_PCS];
 	unsigned long old;
 	unsigned int i, n;
 
@@ -729,7 +695,7 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	if (!codectl_twork_start(w))
 		return;
 	old = atomic_long_xchg(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
-	n = min_t(unsigned long, old & CODECTL_DSC_COUNT, CODECTL_DSC_PCS);
+	n = min_t(unsigned long, old & DISCOVERY_COUNT, DISCOVERY_PCS);
 	for (i = 0; i < n; i++)
 		pcs[i] = READ_ONCE(s->pcs[i]);
 	codectl_taskslot_free(&s->ts);
@@ -737,7 +703,7 @@ static void codectl_dsc_twork(struct callback_head *cb)
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current)) {
-		struct codectl_dsc_batch b = { .mm = current->mm };
+		struct discovery_batch b = { .mm = current->mm };
 		sigset_t old_mask;
 		bool any = false;
 
@@ -745,11 +711,11 @@ static void codectl_dsc_twork(struct callback_head *cb)
 		/* See codectl_signals_hold(): never SIGKILL nor SIGSTOP. */
 		codectl_signals_hold(&old_mask);
 		for (i = 0; i < n && !fatal_signal_pending(current); i++)
-			any |= codectl_dsc_one(&b, pcs[i]);
+			any |= discovery_one(&b, pcs[i]);
 		/* Not for pcs outside any executable mapping (garbage frames). */
 		if (any)
-			codectl_dsc_sweep(&b);
-		codectl_dsc_finish(&b);
+			discovery_sweep(&b);
+		discovery_finish(&b);
 		codectl_signals_restore(&old_mask);
 	}
 	/* The last statement: module exit waits for this count. */
@@ -767,44 +733,41 @@ static void codectl_dsc_twork(struct callback_head *cb)
  */
 int codectl_discover_show(struct seq_file *m, void *v)
 {
+	static const struct {
+		const char *name;
+		atomic64_t *v;
+	} counters[] = {
+#define DISCOVERY_COUNTER(f) { #f, &discovery_stats.f }
+		DISCOVERY_COUNTER(requests), DISCOVERY_COUNTER(pending_fallbacks),
+		DISCOVERY_COUNTER(negative_hits),
+		DISCOVERY_COUNTER(file_negative_hits), DISCOVERY_COUNTER(dropped),
+		DISCOVERY_COUNTER(not_code), DISCOVERY_COUNTER(examined),
+		DISCOVERY_COUNTER(with_sframe), DISCOVERY_COUNTER(imported),
+		DISCOVERY_COUNTER(upgraded), DISCOVERY_COUNTER(without_sframe),
+		DISCOVERY_COUNTER(unregistered), DISCOVERY_COUNTER(covered),
+#undef DISCOVERY_COUNTER
+	};
+	static const struct codectl_counter shared[] = {
+		{ "shared_tables", &codectl_stats.shared_tables },
+		{ "shared_bytes", &codectl_stats.shared_bytes },
+		{ "shared_hits", &codectl_stats.shared_hits },
+	};
 	unsigned int i;
 
 	seq_printf(m, "discover %d\n", READ_ONCE(codectl_discover));
-	seq_printf(m, "requests %lld\n", atomic64_read(&codectl_dsc.requests));
-	seq_printf(m, "pending_fallbacks %lld\n",
-		   atomic64_read(&codectl_dsc.pending_fallbacks));
-	seq_printf(m, "negative_hits %lld\n",
-		   atomic64_read(&codectl_dsc.negative_hits));
-	seq_printf(m, "file_negative_hits %lld\n",
-		   atomic64_read(&codectl_dsc.file_negative_hits));
-	seq_printf(m, "dropped %lld\n", atomic64_read(&codectl_dsc.dropped));
-	seq_printf(m, "not_code %lld\n", atomic64_read(&codectl_dsc.not_code));
-	seq_printf(m, "examined %lld\n", atomic64_read(&codectl_dsc.examined));
-	seq_printf(m, "with_sframe %lld\n",
-		   atomic64_read(&codectl_dsc.with_sframe));
-	seq_printf(m, "imported %lld\n", atomic64_read(&codectl_dsc.imported));
-	seq_printf(m, "upgraded %lld\n", atomic64_read(&codectl_dsc.upgraded));
-	seq_printf(m, "without_sframe %lld\n",
-		   atomic64_read(&codectl_dsc.without_sframe));
-	seq_printf(m, "unregistered %lld\n",
-		   atomic64_read(&codectl_dsc.unregistered));
-	seq_printf(m, "covered %lld\n", atomic64_read(&codectl_dsc.covered));
-	for (i = DSC_NOT_FILE; i < DSC_NR_REASONS; i++)
-		seq_printf(m, "refused_%s %lld\n", codectl_dsc_reason_names[i],
-			   atomic64_read(&codectl_dsc.refused[i]));
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		seq_printf(m, "%s %lld\n", counters[i].name,
+			   atomic64_read(counters[i].v));
+	for (i = REFUSED_NOT_FILE; i < NR_REFUSALS; i++)
+		seq_printf(m, "refused_%s %lld\n", discovery_refusal_names[i],
+			   atomic64_read(&discovery_stats.refused[i]));
 	seq_printf(m, "negatives %ld\n",
 		   atomic_long_read(&codectl_stats.negatives));
-	seq_printf(m, "file_negatives %u\n",
-		   READ_ONCE(codectl_dsc_nr_fnegs));
+	seq_printf(m, "file_negatives %u\n", READ_ONCE(nr_file_negatives));
 	seq_printf(m, "pending %ld\n",
 		   atomic_long_read(&codectl_stats.discover_works));
-	seq_printf(m, "ns %lld\n", atomic64_read(&codectl_dsc.ns));
-	seq_printf(m, "shared_tables %ld\n",
-		   atomic_long_read(&codectl_stats.shared_tables));
-	seq_printf(m, "shared_bytes %ld\n",
-		   atomic_long_read(&codectl_stats.shared_bytes));
-	seq_printf(m, "shared_hits %ld\n",
-		   atomic_long_read(&codectl_stats.shared_hits));
+	seq_printf(m, "ns %lld\n", atomic64_read(&discovery_stats.ns));
+	codectl_show_counters(m, shared, ARRAY_SIZE(shared));
 	return 0;
 }
 
@@ -815,8 +778,8 @@ int codectl_discover_show(struct seq_file *m, void *v)
  */
 int codectl_discover_init(void)
 {
-	codectl_dsc_stopping = false;
-	return codectl_taskslot_pool_init(&codectl_dsc_pool, codectl_dsc_twork);
+	discovery_stopping = false;
+	return codectl_taskslot_pool_init(&discovery_slots, discovery_twork);
 }
 
 /**
@@ -828,10 +791,10 @@ int codectl_discover_init(void)
  */
 void codectl_discover_exit(void)
 {
-	WRITE_ONCE(codectl_dsc_stopping, true);
+	WRITE_ONCE(discovery_stopping, true);
 	/* Requests in flight have seen the flag or queued their work. */
 	synchronize_rcu();
-	codectl_taskslot_pool_drain(&codectl_dsc_pool);
-	codectl_taskslot_pool_free(&codectl_dsc_pool);
-	codectl_dsc_fneg_clear();
+	codectl_taskslot_pool_drain(&discovery_slots);
+	codectl_taskslot_pool_free(&discovery_slots);
+	file_negative_clear();
 }

@@ -1,31 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fork: a child has its parent's address space, so it has its parent's
- * registrations.
- *
- * A forked mm starts with no mmu notifier subscriptions, so nothing in the
- * mm tells us about it; the sched_process_fork tracepoint does (it is not
- * exported, but found by name).  It fires in the parent, in atomic
- * context, after the child is created and before it is woken.  There the
- * parent's current registration array is snapshotted with one reference
- * (arrays are immutable, registry.c), and a task_work is queued on the
- * child; it runs before the child's first user instruction and makes the
- * snapshot the child's registry.  So the child sees exactly the
- * registrations of the moment of fork, whatever the parent does next.
- *
- * CLONE_VM children (threads, vfork) share the mm and its registry:
- * nothing to do.
- *
- * Unload: the probe is unregistered and synchronised first; then the
- * queued works, which cannot be cancelled, are left to their children
- * (twork.c) and module exit waits for the running ones
- * (codectl_stats.works).
- *
- * IBT (CONFIG_X86_KERNEL_IBT, Debian 6.12 and 7.2): the tracepoint is
- * looked up by name only to be handed to tracepoint_probe_register();
- * nothing here calls a kernel address found by name.  The kernel calls
- * codectl_find_tp(), the probe and the task_work callback indirectly;
- * their addresses are taken here, so they keep their ENDBR.
+ * registrations.  The sched_process_fork tracepoint (found by name) fires
+ * in the parent after the child is created: the parent's registration
+ * array is snapshotted with one reference and a task_work on the child
+ * makes it the child's registry before its first user instruction.
+ * CLONE_VM children share the registry.  Unload leaves queued works to
+ * their children (twork.c).  IBT and the rest: docs/design.md, "The
+ * registry".
  */
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -37,7 +19,7 @@
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
-#include "codectl.h"
+#include "internal.h"
 
 /*
  * @tw first: an orphaned work is freed whole (twork.c).  @node: in

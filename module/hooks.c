@@ -1,54 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl: the tracer hooks.
- *
- * The tracers people already run reach user stacks through a few kernel
- * functions, which follow frame pointers only:
- *
- *  - perf_callchain_user(): every perf sample with a user callchain, and
- *    BPF's bpf_get_stack()/bpf_get_stackid() with BPF_F_USER_STACK
- *    (bpftrace's ustack, bcc's tools), through get_perf_callchain();
- *  - arch_stack_walk_user(): stack_trace_save_user(), ftrace's
- *    userstacktrace option;
- *  - unwind_user(), where the kernel has deferred unwinding (7.2): perf's
- *    deferred callchains.
- *
- * codectl attaches a kprobe to each (on the function's ftrace site where
- * the kernel has KPROBES_ON_FTRACE, as on every Debian kernel; an int3
- * probe elsewhere).  Its pre-handler decides: a task whose address space
- * has codectl registrations, or will have them (discovery on), gets the
- * call redirected, by setting the instruction pointer, to the module's
- * function of the same signature, which produces the same output with
- * codectl's unwinder (signal frames, SFrame, JIT tables, frame pointers
- * as the fallback; no caller that is not code).  Every other call (no
- * registrations with discovery off, a 32-bit or vm86 task, a KVM guest's
- * sample, a kernel thread) returns 0 and runs the kernel's code
- * untouched.  This is error injection's mechanism
- * (kernel/fail_function.c), with its dummy post-handler, which keeps the
- * probe from being optimised into a jump and, on the ftrace site, makes
- * kprobes register with
- * FTRACE_OPS_FL_IPMODIFY, so that a livepatch or another redirection of
- * the same function is refused at attach time instead of losing to us.
- * kprobes rather than an ftrace_ops of our own: they find the function
- * by name, guard against recursion and count what they miss, with one
- * API on 6.1 to 7.2 and on kernels without ftrace.
- *
- * The redirection returns into our function (ftrace's trampoline or the
- * int3 exception return), never an indirect call, and we never call a
- * kernel function found by name, so IBT's sealed ENDBRs are no concern.
- *
- * The replacements run where the kernel's functions run: in NMI
- * (hardware PMU), hardirq (cpu-clock, hrtimers) or task context with
- * interrupts off (tracepoints), so they walk with the non-faulting reads
- * of walk.h: no locks, no allocation, no sleeping, registrations under
- * RCU.  unwind_user() runs in task context and may fault when the caller
- * can (7.2's unwind_user_faultable()), so it walks with faulting reads
- * then, as the kernel's does.
- *
- * Unloading: a call redirected is counted in flight from the pre-handler
- * to the replacement's last statement; after the kprobes are gone module
- * exit waits for none to be in flight, then for RCU (NMI, IRQ, preemption
- * off) and RCU tasks (a preempted task past that last statement).
+ * codectl: the tracer hooks.  A kprobe on each of perf_callchain_user(),
+ * arch_stack_walk_user() and, where the kernel has it, unwind_user()
+ * redirects the call, for a task with registrations (or discovery on),
+ * to the module's function of the same signature, which walks with
+ * codectl's unwinder; every other call runs the kernel's code untouched.
+ * The replacements run in NMI, hardirq or with interrupts off, so they
+ * walk with walk.h's non-faulting reads (unwind_user() may fault when its
+ * caller can).  Unload waits for the redirected calls in flight, then
+ * for RCU and RCU tasks.  Why kprobes, IPMODIFY, IBT: docs/design.md,
+ * "Tracer hooks".
  */
 #include <linux/delay.h>
 #include <linux/kprobes.h>
@@ -64,7 +25,7 @@
 #include <asm/ptrace.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "walk.h"
 

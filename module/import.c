@@ -1,31 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Imports: synthesised SFrame sections for object files, system-wide.
- *
- * CODECTL_IOC_IMPORT (CAP_SYS_ADMIN) hands the module an SFrame section
- * that user space built from an object's .eh_frame, for the object's
- * link-time addresses.  The module checks it against the file (read with
- * discovery's ELF reader), keeps a copy here, keyed by the file's
- * identity, its build id and the executable segment it covers, and
- * discovery (discover.c) uses it when it examines that object in any
- * address space: the section is registered as the object's own would
- * be, at the object's load bias plus the address it was built for, and
- * its flat table is shared across address spaces (share.c) as for a
- * section read from the file.
- *
- * An import is keyed by what identifies the file's content (struct
- * codectl_file_id: device, inode number and generation, size, mtime), its
- * build id and the segment.  It also keeps the file's ctime and a hash of
- * its whole content: where discovery finds only the ctime moved (a hard
- * link, chmod, chown, touch -a; perf's build-id cache links every object
- * it samples), it hashes the file again (codectl_import_verify()) and uses
- * the import only if the content is the same, else drops it.
- *
- * The store is a small hash table under a spinlock; entries are
- * refcounted, so discovery uses an entry's bytes outside the lock while
- * an import replaces or removes it.  Nothing here runs in NMI or
- * interrupt context: imports are made by the ioctl and read by
- * discovery's task_work.
+ * Module, imports: synthesised SFrame sections for object files,
+ * system-wide.  CODECTL_IOC_IMPORT (CAP_SYS_ADMIN) hands over a section
+ * built from an object's .eh_frame for its link-time addresses; it is
+ * checked against the file (objfile.c) and kept, keyed by the file's
+ * identity, build id and segment, for discovery (discover.c) to register
+ * in any address space, its flat table shared (share.c).  A file whose
+ * ctime alone moved is hashed again (codectl_import_verify()).  A small
+ * refcounted hash table under a spinlock; no NMI or interrupt context.
+ * More: docs/design.md, "System-wide imports".
  */
 #include <linux/capability.h>
 #include <linux/dcache.h>
@@ -43,7 +26,7 @@
 #include <linux/time64.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 #define CODECTL_IMPORT_BITS	8

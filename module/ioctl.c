@@ -14,7 +14,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /*
@@ -197,8 +197,8 @@ static long codectl_check_sframe_option(const struct codectl_args *args)
 	c.version = 0;
 	c.num_fdes = 0;
 	c.num_fres = 0;
-	ret = codectl_sframe_verdict(c.sframe_start, c.sframe_end,
-				     c.text_start, c.text_end, true, &c);
+	ret = codectl_sframe_check_user(c.sframe_start, c.sframe_end,
+					c.text_start, c.text_end, true, &c);
 	if (ret == SFRAME_E_READ)
 		return -EFAULT;
 	c.error = ret;

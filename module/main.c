@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl: the module's entry points, the /dev/codectl misc device, its
- * parameters and its debugfs counters.
+ * codectl: the module's entry points, the /dev/codectl misc device and its
+ * debugfs counters.  Each module parameter is defined beside the code it
+ * tunes (registry.c, register.c, deferred.c, discover.c, ...).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -9,33 +10,8 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
-
-unsigned int codectl_max_registrations = 16384;
-module_param_named(max_registrations, codectl_max_registrations, uint, 0644);
-MODULE_PARM_DESC(max_registrations,
-		 "Registrations per address space (default 16384); more fail with ENOSPC");
-
-unsigned long codectl_max_bytes = 16UL << 20;
-module_param_named(max_bytes, codectl_max_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_bytes,
-		 "Kernel memory for registrations per address space, in bytes (default 16 MiB); more fails with ENOMEM");
-
-bool codectl_validate_sframe = true;
-module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
-MODULE_PARM_DESC(validate_sframe,
-		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
-
-unsigned long codectl_sframe_flat_max = 4UL << 20;
-module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
-MODULE_PARM_DESC(sframe_flat_max,
-		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
-
-unsigned int codectl_max_frames = 512;
-module_param_named(max_frames, codectl_max_frames, uint, 0644);
-MODULE_PARM_DESC(max_frames,
-		 "Frames per deferred user stack trace (default 512, at most 4096); deeper stacks stop with CODECTL_STOP_DEPTH");
 
 struct codectl_stats codectl_stats;
 
@@ -54,12 +30,25 @@ static struct miscdevice codectl_misc = {
 	.mode	= 0666,
 };
 
+/**
+ * codectl_show_counters() - print counters, one "name value" line each
+ * @m:		the seq_file
+ * @rows:	the counters
+ * @n:		how many
+ */
+void codectl_show_counters(struct seq_file *m,
+			   const struct codectl_counter *rows, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s %ld\n", rows[i].name,
+			   atomic_long_read(rows[i].val));
+}
+
 static int codectl_stats_show(struct seq_file *m, void *v)
 {
-	static const struct {
-		const char *name;
-		atomic_long_t *val;
-	} rows[] = {
+	static const struct codectl_counter rows[] = {
 		{ "mms", &codectl_stats.mms },
 		{ "registrations", &codectl_stats.registrations },
 		{ "bytes", &codectl_stats.bytes },
@@ -75,11 +64,8 @@ static int codectl_stats_show(struct seq_file *m, void *v)
 		{ "shared_tables", &codectl_stats.shared_tables },
 		{ "shared_bytes", &codectl_stats.shared_bytes },
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(rows); i++)
-		seq_printf(m, "%s %ld\n", rows[i].name,
-			   atomic_long_read(rows[i].val));
+	codectl_show_counters(m, rows, ARRAY_SIZE(rows));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(codectl_stats);

@@ -17,7 +17,7 @@
 #include <linux/string.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -41,9 +41,9 @@ static int codectl_objfile_read(struct codectl_objfile *o, void *buf,
 	ssize_t n;
 
 	if (pos > o->size || len > o->size - pos)
-		return DSC_READ;
+		return REFUSED_READ;
 	n = kernel_read(o->file, buf, len, &p);
-	return n == len ? 0 : DSC_READ;
+	return n == len ? 0 : REFUSED_READ;
 }
 
 static int codectl_objfile_ehdr(struct codectl_objfile *o)
@@ -53,23 +53,24 @@ static int codectl_objfile_ehdr(struct codectl_objfile *o)
 
 	r = codectl_objfile_read(o, &o->eh, sizeof(o->eh), 0);
 	if (r)
-		return r == DSC_READ && o->size < sizeof(o->eh) ? DSC_EHDR : r;
+		return r == REFUSED_READ && o->size < sizeof(o->eh) ?
+		       REFUSED_EHDR : r;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_ident[EI_VERSION] != EV_CURRENT ||
 	    (eh->e_type != ET_DYN && eh->e_type != ET_EXEC) ||
 	    eh->e_machine != CODECTL_ARCH_ELF_MACHINE || eh->e_version != EV_CURRENT)
-		return DSC_EHDR;
+		return REFUSED_EHDR;
 	if (eh->e_phentsize != sizeof(struct elf64_phdr) || !eh->e_phnum ||
 	    eh->e_phnum > CODECTL_OBJ_MAX_PHDRS)
-		return DSC_PHDRS;
+		return REFUSED_PHDRS;
 	o->ph = kmalloc_array(eh->e_phnum, sizeof(*o->ph), GFP_KERNEL_ACCOUNT);
 	if (!o->ph)
-		return DSC_NOMEM;
+		return REFUSED_NOMEM;
 	r = codectl_objfile_read(o, o->ph, eh->e_phnum * sizeof(*o->ph),
 				 eh->e_phoff);
-	return r == DSC_READ ? DSC_PHDRS : r;
+	return r == REFUSED_READ ? REFUSED_PHDRS : r;
 }
 
 /* Is the file part of segment @p sane: inside the file, no wrap? */
@@ -101,7 +102,7 @@ static int codectl_objfile_layout(struct codectl_objfile *o)
 		if (p->p_type != PT_LOAD)
 			continue;
 		if (!codectl_objfile_seg_ok(o, p))
-			return DSC_PHDRS;
+			return REFUSED_PHDRS;
 		lo = min(lo, p->p_vaddr);
 		hi = max(hi, p->p_vaddr + p->p_memsz);
 		if (!(p->p_flags & PF_X) || x)
@@ -111,18 +112,18 @@ static int codectl_objfile_layout(struct codectl_objfile *o)
 			x = p;
 	}
 	if (!x)
-		return DSC_NO_LOAD;
+		return REFUSED_NO_LOAD;
 	/* vm_start holds file offset vm_off, which is x's p_vaddr + delta. */
 	if (check_sub_overflow(o->vm_start + x->p_offset, o->vm_off, &a) ||
 	    check_sub_overflow(a, x->p_vaddr, &o->bias) ||
 	    (o->bias & ~PAGE_MASK))
-		return DSC_LAYOUT;
+		return REFUSED_LAYOUT;
 	if (check_add_overflow(o->bias, x->p_vaddr, &a) ||
 	    check_add_overflow(a, x->p_memsz, &b) || a >= b ||
 	    b > TASK_SIZE_MAX ||
 	    check_add_overflow(o->bias, lo, &lo) ||
 	    check_add_overflow(o->bias, hi, &hi) || hi > TASK_SIZE_MAX)
-		return DSC_LAYOUT;
+		return REFUSED_LAYOUT;
 	o->src.text_start = a;
 	o->src.text_end = b;
 	o->src.elf_start = lo;
@@ -144,7 +145,7 @@ static int codectl_objfile_sframe(struct codectl_objfile *o)
 		return 0;
 	if (!sf->p_filesz || sf->p_filesz != sf->p_memsz ||
 	    !codectl_objfile_seg_ok(o, sf))
-		return DSC_SFRAME_OUTSIDE;
+		return REFUSED_SFRAME_OUTSIDE;
 	for (i = 0; i < o->eh.e_phnum; i++) {
 		const struct elf64_phdr *p = &o->ph[i];
 
@@ -155,14 +156,14 @@ static int codectl_objfile_sframe(struct codectl_objfile *o)
 			break;
 	}
 	if (i == o->eh.e_phnum)
-		return DSC_SFRAME_OUTSIDE;
+		return REFUSED_SFRAME_OUTSIDE;
 	o->src.sframe_start = o->bias + sf->p_vaddr;
 	o->src.sframe_end = o->src.sframe_start + sf->p_filesz;
 	if (sf->p_filesz > READ_ONCE(codectl_sframe_flat_max))
 		return 0;	/* checked and decoded in memory */
 	o->sframe = kvmalloc(sf->p_filesz, GFP_KERNEL_ACCOUNT);
 	if (!o->sframe)
-		return DSC_NOMEM;
+		return REFUSED_NOMEM;
 	r = codectl_objfile_read(o, o->sframe, sf->p_filesz, sf->p_offset);
 	if (r)
 		return r;
@@ -364,7 +365,7 @@ out:
  * must not change meanwhile.
  *
  * Context: task context (reads the file).
- * Return: 0 or an enum codectl_dsc_reason; release @o in any case.
+ * Return: 0 or an enum codectl_discovery_refusal; release @o in any case.
  */
 int codectl_objfile_read_mapped(struct codectl_objfile *o)
 {
@@ -372,7 +373,7 @@ int codectl_objfile_read_mapped(struct codectl_objfile *o)
 	int r;
 
 	if (inode_is_open_for_write(inode))
-		return DSC_WRITABLE;
+		return REFUSED_WRITABLE;
 	o->size = i_size_read(inode);
 	r = codectl_objfile_ehdr(o);
 	if (!r)
@@ -384,7 +385,7 @@ int codectl_objfile_read_mapped(struct codectl_objfile *o)
 	codectl_objfile_build_id(o);
 	codectl_objfile_debug_link(o);
 	if (i_size_read(inode) != o->size || inode_is_open_for_write(inode))
-		return DSC_CHANGED;
+		return REFUSED_CHANGED;
 	return 0;
 }
 
@@ -449,16 +450,16 @@ int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf)
 		}
 	}
 	if (!r && !exec)
-		r = DSC_NO_LOAD;
+		r = REFUSED_NO_LOAD;
 	if (!r)
 		r = codectl_objfile_layout(o);
 	if (!r && o->bias)
-		r = DSC_LAYOUT;
+		r = REFUSED_LAYOUT;
 	if (!r) {
 		codectl_objfile_build_id(o);
 		if (i_size_read(inode) != o->size ||
 		    inode_is_open_for_write(inode))
-			r = DSC_CHANGED;
+			r = REFUSED_CHANGED;
 	}
 	if (!r) {
 		codectl_file_id(inode, &elf->obj.id);
@@ -473,9 +474,9 @@ int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf)
 	switch (r) {
 	case 0:
 		return 0;
-	case DSC_NOMEM:
+	case REFUSED_NOMEM:
 		return -ENOMEM;
-	case DSC_CHANGED:
+	case REFUSED_CHANGED:
 		return -ETXTBSY;
 	default:
 		return -ENOEXEC;

@@ -5,7 +5,7 @@
 #   probe.sh SRCTREE OBJTREE
 # and adds what it prints (-DHAVE_* flags) to the module's ccflags; compat.h
 # turns them into shims.  Probes test the headers themselves, never version
-# numbers: distributions backport features (see kernel-facts.md).
+# numbers: distributions backport features (see docs/compatibility.md).
 #
 # Each probe is one line: NAME FILE REGEX.  FILE is looked up under
 # include/ of the source tree, then of the build tree (Debian splits the

@@ -2,24 +2,12 @@
 /*
  * CODECTL_QUERY: read one registration of the caller's address space, or
  * of another process's when the caller may read that process's
- * /proc/PID/maps.
- *
- * The kernel's check for that, ptrace_may_access() in mode
- * PTRACE_MODE_READ_FSCREDS, is not exported to modules (not on 6.1, 6.12
- * nor 7.2), and a copy of it would lack the LSM hook.  So procfs makes it:
- * the module opens a maps file with the caller's credentials, whose open
- * runs mm_access() on the process, and keeps nothing of the file.  Which
- * file is not left to a path in the caller's mount namespace, which an
- * unprivileged user can redirect (unshare -Urm, then a bind mount over
- * /proc/PID/maps): the caller passes an fd of /proc/PID/maps it opened;
- * the module checks that it is a procfs file named maps in the directory
- * of that very pid (or tid), in a procfs of the caller's pid namespace,
- * and opens "maps" again in that directory, on that mount, which procfs
- * checks now (the process may have exec'ed since the caller's open).
- * The address space itself is taken with get_task_mm() before the check
- * and compared after it, so an exec in between (a set-user-ID program,
- * say) is noticed; the registry is read lock-free (RCU) and no lock of the
- * target is held at any point.
+ * /proc/PID/maps.  ptrace_may_access() is not exported, so procfs makes
+ * the check: the caller passes an fd of /proc/PID/maps, the module checks
+ * it and opens "maps" again in that directory with the caller's
+ * credentials; the mm is taken before and compared after (an exec in
+ * between is noticed).  No lock of the target is held.  Why each step:
+ * docs/design.md, "The ABI".
  */
 #include <linux/dcache.h>
 #include <linux/err.h>
@@ -37,7 +25,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /* Is @d named by @name? */

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The registration pipeline: everything between "here is an ELF object or
+ * Module, registration pipeline: everything between "here is an ELF object or
  * a JIT region" and "it is in the address space's registry", whoever asks
  * (the CODECTL_REGISTER_* ioctls, discovery, later imports).  Callers
  * hand over a description whose fields they have checked for their own
  * ABI; this unit checks what does not depend on where the description
- * came from (ranges consistent, mappings present), judges the SFrame
+ * came from (ranges consistent, mappings present), checks the SFrame
  * section, builds its flat table (or sets it up for decoding in place),
  * copies strings and the build id, and inserts under the mmap lock.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -19,7 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 /*
@@ -119,8 +120,8 @@ static int codectl_sframe_resched(void)
  * @full, every FDE and FRE, and no function with more than
  * CODECTL_SFRAME_MAX_FRES FREs (the bound of an in-place lookup's scan).
  */
-static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
-				u64 text_end, bool full)
+static int codectl_sframe_check_sec(struct sframe_sec *sec, u64 text_start,
+				    u64 text_end, bool full)
 {
 	if (sec->hdr.abi != CODECTL_ARCH_SFRAME_ABI)
 		return SFRAME_E_ABI;
@@ -132,7 +133,7 @@ static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
 }
 
 /**
- * codectl_sframe_verdict() - check an SFrame section in the caller's memory
+ * codectl_sframe_check_user() - check an SFrame section in the caller's memory
  * @start:	the section
  * @end:	its end
  * @text_start:	functions must lie in [@text_start, @text_end), or 0
@@ -145,8 +146,9 @@ static int codectl_sframe_judge(struct sframe_sec *sec, u64 text_start,
  *
  * Return: SFRAME_OK or the decoder's enum sframe_err code.
  */
-int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
-			   bool full, struct codectl_sframe_check *check)
+int codectl_sframe_check_user(u64 start, u64 end, u64 text_start,
+			      u64 text_end, bool full,
+			      struct codectl_sframe_check *check)
 {
 	struct sframe_sec sec;
 	int err;
@@ -160,13 +162,13 @@ int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
 		check->num_fdes = sec.hdr.num_fdes;
 		check->num_fres = sec.hdr.num_fres;
 	}
-	return codectl_sframe_judge(&sec, text_start, text_end, full);
+	return codectl_sframe_check_sec(&sec, text_start, text_end, full);
 }
 
 /**
- * codectl_sframe_summary() - what QUERY says about a registration's section
+ * codectl_sframe_summarize() - what QUERY says about a registration's section
  * @reg:	the registration, not yet inserted
- * @sec:	its section, set up (sframe_init()) and judged
+ * @sec:	its section, set up (sframe_init()) and checked
  *
  * The header's version and counts, and the coverage: the bytes of the
  * text inside the functions of the FDEs, their union clipped to the
@@ -176,8 +178,8 @@ int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
  * memory for a section decoded there); an FDE that cannot be read ends
  * the count.
  */
-static void codectl_sframe_summary(struct codectl_reg *reg,
-				   const struct sframe_sec *sec)
+static void codectl_sframe_summarize(struct codectl_reg *reg,
+				     const struct sframe_sec *sec)
 {
 	u64 covered = 0, end = reg->text_start, s, e;
 	struct sframe_fde fde;
@@ -201,8 +203,9 @@ static void codectl_sframe_summary(struct codectl_reg *reg,
 	reg->coverage = min(covered, reg->text_end - reg->text_start);
 }
 
-/* codectl_sframe_summary() of a section given by its bytes or in place. */
-static void codectl_sframe_summarize(struct codectl_reg *reg, const u8 *mem)
+/* codectl_sframe_summarize() of a section given by its bytes or in place. */
+static void codectl_sframe_summarize_mem(struct codectl_reg *reg,
+					 const u8 *mem)
 {
 	struct sframe_sec sec;
 	u64 size = reg->sframe_end - reg->sframe_start;
@@ -210,7 +213,7 @@ static void codectl_sframe_summarize(struct codectl_reg *reg, const u8 *mem)
 	if (sframe_init(&sec, reg->sframe_start, size, mem,
 			mem ? NULL : codectl_sframe_read, &sec))
 		return;
-	codectl_sframe_summary(reg, &sec);
+	codectl_sframe_summarize(reg, &sec);
 }
 
 /* Distinct rules a flat table may have (real sections have tens). */
@@ -239,6 +242,11 @@ static u64 codectl_flat_bytes(u64 n)
 	       min_t(u64, n, CODECTL_FLAT_MAX_RULES) *
 	       sizeof(struct sframe_rule);
 }
+
+unsigned long codectl_sframe_flat_max = 4UL << 20;
+module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
+MODULE_PARM_DESC(sframe_flat_max,
+		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
 
 /*
  * Build the flat lookup table of a checked copy of a section into @reg,
@@ -369,10 +377,16 @@ static void codectl_sframe_in_place(struct codectl_reg *reg, u64 room)
 	reg->sframe_mem += words * sizeof(*index);
 }
 
+bool codectl_validate_sframe = true;
+module_param_named(validate_sframe, codectl_validate_sframe, bool, 0644);
+MODULE_PARM_DESC(validate_sframe,
+		 "Walk every FDE and FRE of an SFrame section at registration (default Y); N checks the header only");
+
 /*
- * The SFrame checks of registration (full walk unless validate_sframe is
- * off).  A section of at most sframe_flat_max bytes is copied (or taken
- * from @ksframe, a copy the caller made, e.g. from the file), checked as
+ * Admitting a registration's SFrame section: the checks of registration
+ * (full walk unless validate_sframe is off), its summary for QUERY.  A
+ * section of at most sframe_flat_max bytes is copied (or taken from
+ * @ksframe, a copy the caller made, e.g. from the file), checked as
  * copied, and turned into the registration's flat lookup table; a larger
  * or partly unreadable one is checked, and later decoded, in user memory.
  * A synthesised section (CODECTL_ORIGIN_SYNTH) lives in a buffer the
@@ -381,7 +395,7 @@ static void codectl_sframe_in_place(struct codectl_reg *reg, u64 room)
  * refused, -EFBIG when a synthesised section gets no flat table (larger
  * than sframe_flat_max, too many rules), -ENOMEM.
  */
-static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
+static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 				struct codectl_share_key *share)
 {
 	u64 size = reg->sframe_end - reg->sframe_start;
@@ -395,7 +409,7 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 
 	if (synth && size > flat_max)
 		return -EFBIG;
-	/* The same bytes of the same file are judged and flattened once. */
+	/* The same bytes of the same file are checked and flattened once. */
 	if (share && ksframe && size <= flat_max) {
 		if (share->size != size)
 			codectl_share_key_content(share, ksframe, size);
@@ -421,10 +435,10 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 		err = sframe_init(&sec, reg->sframe_start, size, mem, NULL,
 				  NULL);
 		if (!err)
-			err = codectl_sframe_judge(&sec, reg->text_start,
-						   reg->text_end, full);
+			err = codectl_sframe_check_sec(&sec, reg->text_start,
+						       reg->text_end, full);
 		if (!err)
-			codectl_sframe_summary(reg, &sec);
+			codectl_sframe_summarize(reg, &sec);
 		/* No table (too many rules, no memory): decode in place. */
 		if (!err)
 			flat = codectl_sframe_flatten(reg, &sec,
@@ -433,11 +447,11 @@ static int codectl_check_sframe(struct codectl_reg *reg, const u8 *ksframe,
 			codectl_share_publish(reg, share);
 		kvfree(copy);
 	} else {
-		err = codectl_sframe_verdict(reg->sframe_start,
-					     reg->sframe_end, reg->text_start,
-					     reg->text_end, full, NULL);
+		err = codectl_sframe_check_user(reg->sframe_start,
+						reg->sframe_end, reg->text_start,
+						reg->text_end, full, NULL);
 		if (!err)
-			codectl_sframe_summarize(reg, NULL);
+			codectl_sframe_summarize_mem(reg, NULL);
 	}
 	if (!err && !reg->sframe_flat) {
 		if (synth)
@@ -479,7 +493,7 @@ int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 
 	err = sframe_init(&sec, addr, size, mem, NULL, NULL);
 	if (!err)
-		err = codectl_sframe_judge(&sec, text_start, text_end, true);
+		err = codectl_sframe_check_sec(&sec, text_start, text_end, true);
 	if (err)
 		return -ENOEXEC;
 	reg = codectl_reg_alloc(CODECTL_KIND_ELF);
@@ -591,7 +605,7 @@ static char *codectl_src_string(const char *kstr, u64 ustr)
  *		own ABI (the ioctl: codectl_check_elf_info())
  *
  * The pipeline of CODECTL_REGISTER_ELF, for every source: range checks,
- * strings and build id copied, the SFrame section judged and flattened,
+ * strings and build id copied, the SFrame section checked and flattened,
  * the mappings checked and the registration inserted.  Charged to
  * current (its memory cgroup and its address space's max_bytes).
  *
@@ -647,7 +661,7 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 		goto out;
 	}
 	if (src->sframe_start) {
-		ret = codectl_check_sframe(reg, src->ksframe, src->share);
+		ret = codectl_sframe_admit(reg, src->ksframe, src->share);
 		if (ret)
 			goto out;
 	}

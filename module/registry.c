@@ -1,41 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-address-space registry of code ranges.
- *
- * Each mm that registered something has one struct codectl_mm, found
- * through a global hash table keyed by the mm pointer.  It is the
- * container of an mmu_notifier_get() subscription: the subscription pins
- * the mm_struct (so the key cannot be reused while hashed), its ->release
- * empties the registry when the address space is torn down (exit, and
- * the old mm after exec), and its ->invalidate_range_start drops the
- * registrations whose code or tables are unmapped (munmap, mremap,
- * MAP_FIXED: MMU_NOTIFY_UNMAP).  The table holds the one subscription
- * reference; whoever unhashes the entry (->release or module exit)
- * empties it and drops that reference, and free_notifier frees it after
- * an SRCU grace period.
- *
- * The registrations themselves are an immutable, sorted array, a struct
- * codectl_set, published with RCU.  Writers (register, unregister, unmap,
- * fork adoption) serialise on the mm's mutex, build a new array and
- * replace the old one, which is freed after a grace period when its last
- * holder drops it.  So readers (QUERY, the unwinder) look up by address
- * with a binary search under rcu_read_lock() alone, and fork (fork.c)
- * takes a snapshot in O(1) from atomic context by taking a reference to
- * the current array.  The registrations in an array are refcounted and
- * never change after insertion, so arrays share them freely.
+ * Module, registry: the per-address-space registry of code ranges.  Each
+ * mm with registrations has a struct codectl_mm in a global hash, the
+ * container of an mmu_notifier_get() subscription (->release empties it,
+ * ->invalidate_range_start drops unmapped registrations).  Registrations
+ * are an immutable sorted array (struct codectl_set) published with RCU:
+ * writers serialise on the mm's mutex and replace it, readers search it
+ * under rcu_read_lock() alone, fork snapshots it with one reference.
+ * More: docs/design.md, "The registry".
  */
 #include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
+
+/* The limits of one address space's registry (VERSION reports them). */
+unsigned int codectl_max_registrations = 16384;
+module_param_named(max_registrations, codectl_max_registrations, uint, 0644);
+MODULE_PARM_DESC(max_registrations,
+		 "Registrations per address space (default 16384); more fail with ENOSPC");
+
+unsigned long codectl_max_bytes = 16UL << 20;
+module_param_named(max_bytes, codectl_max_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_bytes,
+		 "Kernel memory for registrations per address space, in bytes (default 16 MiB); more fails with ENOMEM");
 
 #define CODECTL_MM_HASH_BITS	8
 
@@ -243,25 +240,41 @@ static void codectl_set_discard(struct codectl_set *set)
 }
 
 /*
- * An array of @nr slots for a writer holding cmm->lock, which
+ * An array of @nr slots for a writer holding @cmm->lock, which
  * invalidate_range_start takes too: reclaim may invalidate, so nothing
  * allocated under the lock may enter reclaim (lockdep: fs_reclaim).  The
  * spare its caller allocated before taking the lock, if it is large
- * enough, else one allocated without reclaim.  NULL: the caller unlocks,
- * allocates a spare of @nr with GFP_KERNEL_ACCOUNT and tries again.
+ * enough, else one allocated without reclaim.  Failing both, and without
+ * a spare yet: the lock is dropped, a spare of @nr allocated with
+ * GFP_KERNEL_ACCOUNT into @spare, and the caller starts again.
+ *
+ * Return: 0 with the array in @setp; -EAGAIN, the lock dropped; -ENOMEM
+ * (the lock held, as with 0).
  */
-static struct codectl_set *codectl_set_locked(struct codectl_set **spare,
-					      unsigned int nr)
+static int codectl_set_locked(struct codectl_mm *cmm,
+			      struct codectl_set **spare, unsigned int nr,
+			      struct codectl_set **setp)
 {
 	struct codectl_set *set = *spare;
 
 	if (set && set->nr >= nr) {
 		*spare = NULL;
 		set->nr = nr;
-		return set;
+	} else {
+		set = codectl_set_alloc(nr, GFP_NOWAIT | __GFP_NOWARN |
+					__GFP_ACCOUNT);
 	}
-	return codectl_set_alloc(nr, GFP_NOWAIT | __GFP_NOWARN |
-				 __GFP_ACCOUNT);
+	*setp = set;
+	if (set)
+		return 0;
+	if (*spare)
+		return -ENOMEM;
+	mutex_unlock(&cmm->lock);
+	*spare = codectl_set_alloc(nr, GFP_KERNEL_ACCOUNT);
+	if (*spare)
+		return -EAGAIN;
+	mutex_lock(&cmm->lock);
+	return -ENOMEM;
 }
 
 /*
@@ -775,19 +788,11 @@ again:
 		goto out;
 	}
 
-	set = codectl_set_locked(&spare, nr - (last - at) + 1);
-	if (!set && !spare) {
-		mutex_unlock(&cmm->lock);
-		spare = codectl_set_alloc(nr - (last - at) + 1,
-					  GFP_KERNEL_ACCOUNT);
-		if (!spare)
-			return -ENOMEM;
+	ret = codectl_set_locked(cmm, &spare, nr - (last - at) + 1, &set);
+	if (ret == -EAGAIN)
 		goto again;
-	}
-	if (!set) {
-		ret = -ENOMEM;
+	if (ret)
 		goto out;
-	}
 	reg->charge = charge;
 	atomic_long_add(charge, &codectl_stats.bytes);
 	n = 0;
@@ -839,18 +844,11 @@ again:
 		goto out;
 	}
 	/* Not under the lock with reclaim: see codectl_set_locked(). */
-	set = codectl_set_locked(&spare, old->nr);
-	if (!set && !spare) {
-		mutex_unlock(&cmm->lock);
-		spare = codectl_set_alloc(old->nr, GFP_KERNEL_ACCOUNT);
-		if (!spare)
-			return -ENOMEM;
+	ret = codectl_set_locked(cmm, &spare, old->nr, &set);
+	if (ret == -EAGAIN)
 		goto again;
-	}
-	if (!set) {
-		ret = -ENOMEM;
+	if (ret)
 		goto out;
-	}
 	codectl_set_fill(set, old, codectl_keep_other, text_start, text_end);
 	codectl_mm_publish(cmm, set);
 out:

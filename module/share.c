@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flat tables shared across address spaces.
- *
- * A flat table built from a file's bytes (discovery reads the SFrame
- * section from the file) is the same for every process that maps the
- * file, wherever it is loaded: its entries are offsets from the text
- * start.  So the arrays (offsets, rules, index) live in a refcounted
- * holder, found in a global hash by the file's identity and the
- * section's content:
- *
- *   device, inode number and generation, size and mtime (a file
- *   rewritten in place gets a new key; a hard link or chmod, which move
- *   only the ctime, do not), build id, the section's file offset and size,
- *   the text range relative to the section (bias-independent), and a
- *   hash of the section's bytes as read for this registration.
- *
- * Only discovered registrations share (their section comes from the
- * file, not from memory the process can write).  Each registration keeps
- * its own struct sframe_flat header, with its own base (its text start)
- * and the holder's arrays, so the unwinder uses reg->sframe_flat as
- * before; the registration holds a reference on the holder, and the last
- * one frees it.
- *
- * Charging: every address space using a shared table is charged its full
- * size in max_bytes (the limit keeps its meaning: what one process may
- * make the kernel hold for it, shared or not), and the debugfs bytes
- * counter sums those charges; shared_bytes counts the memory actually
- * held.  The memory cgroup charged is that of the task that built the
- * table (as for page cache), for as long as the table lives.
+ * Flat tables shared across address spaces.  A flat table built from a
+ * file's bytes (discovered or imported registrations only) is the same in
+ * every process mapping the file, so its arrays live in a refcounted
+ * holder found in a global hash by the file's identity and the section's
+ * content; each registration keeps its own struct sframe_flat header and
+ * a reference.  Every address space is charged the full size in
+ * max_bytes; shared_bytes counts what is held.  The key and the charging
+ * rules: docs/design.md, "Sharing flat tables".
  */
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
@@ -36,7 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "sframe.h"
 
 #define CODECTL_SHARE_BITS	8

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 
 #ifndef HAVE_TWA_NMI_CURRENT

@@ -1,43 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Task works that module unload does not wait for.
- *
- * A task_work runs when its task returns to user space or exits.  A task
- * that blocked in the kernel after one was queued on it (a sampled task
- * going to sleep in sched_switch, for one: `perf record -e
- * sched:sched_switch -a -g`, then `sleep 100000`) may not run it for
- * days, and a queued work cannot be cancelled (task_work_cancel*() is not
- * exported).  Module exit used to wait for every queued work: rmmod hung.
- *
- * So every task_work of the module is a struct codectl_twork, kmalloc'ed
- * on its own with its callback_head first, and module exit hands the ones
- * still queued over to their tasks: it marks them orphaned and points
- * their callback at kfree(), a function of the kernel proper, which frees
- * the work whenever the task gets to it, the module long gone.  A task
- * that read the old callback just before runs the module's callback,
- * which sees the mark, frees the work and returns without sleeping;
- * module exit waits for that with synchronize_rcu_tasks().  Works that
- * had started keep running to their end, and module exit waits for them
- * as before (their sites count them): a running work is bounded (a file
- * read at worst, killable).  So rmmod returns within its own waits,
- * whatever the tasks that hold queued works are doing.
- *
- * kfree() is called through a task_work_func_t: the same calling
- * convention on x86-64, and ENDBR is kept on exported functions (IBT).
- * A kernel with Clang's CFI (CONFIG_CFI_CLANG, no Debian kernel) would
- * check the type: there, works are not orphaned and unload waits.
- *
- * State of a work: 0 (idle or running), QUEUED (between task_work_add()
- * and its callback), ORPHAN (left to its task by module exit).  The
- * transitions QUEUED -> 0 (the callback starts) and QUEUED -> ORPHAN
- * (module exit) are one cmpxchg each: exactly one of them happens.
+ * Task works that module unload does not wait for.  A task blocked in the
+ * kernel may not run a queued task_work for days, and none can be
+ * cancelled; so every task_work of the module is a kmalloc'ed struct
+ * codectl_twork, and module exit hands the queued ones over to their
+ * tasks (ORPHAN, callback kfree()), waits with synchronize_rcu_tasks()
+ * for callbacks that raced, and for running works as before.  States: 0,
+ * QUEUED, ORPHAN; QUEUED -> 0 and QUEUED -> ORPHAN are one cmpxchg each.
+ * Why this is safe (IBT, CFI): docs/design.md, "Deferred registry".
  */
 #include <linux/atomic.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/task_work.h>
 
-#include "codectl.h"
+#include "internal.h"
 
 #define CODECTL_TWORK_QUEUED	1
 #define CODECTL_TWORK_ORPHAN	2

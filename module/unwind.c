@@ -1,41 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl: the user-space stack unwinder.
- *
- * Walks the current task's user stack from a set of its user registers
- * (walk.h has the iterator).  There is one walk and two ways to read user
- * memory: in task context (a task_work on the way back to user space, the
- * task's own ioctl, 7.2's deferred unwind) with the ordinary faulting
- * accessors; from the tracer hooks (NMI, IRQ, interrupts off) without
- * ever faulting, sleeping, allocating or locking, the registrations read
- * under RCU.  Each step finds the caller's frame from the callee's, each
- * method yielding a rule (struct sframe_rule) that one evaluation applies:
- *
- *  1. the signal trampoline (a handler's sa_restorer, checked by its
- *     code), whose frame holds the interrupted registers;
- *  2. else the registration covering the pc, from one snapshot of the
- *     address space's registrations taken for the whole walk, and its
- *     SFrame section (the flat lookup table built at registration, else
- *     decoded in place in user memory by sframe.c, which re-checks every
- *     byte it reads; a v3 signal FDE is a signal frame too), or its JIT
- *     tables;
- *  3. else frame pointers, with the function-entry cases of the innermost
- *     frame.
- *
- * Every step checks what it derives: the caller's stack pointer must lie
- * above the callee's (except across a signal frame, which may come from
- * another stack), addresses must be aligned and in user space, and every
- * caller, whatever method found it, must lie in code, a return address
- * right after a call instruction (codectl_check_caller(): without faults
- * or locks in the hooks' walks).  A caller that fails is never given: the
- * walk ends there.  It ends at a table's outermost marker, a zero return
- * address or saved frame pointer, a caller not in code, a pc without a
- * rule, an unreadable address, or the frame limit.  The reason is
- * reported with the trace (CODECTL_STOP_*: complete or cut, and how), and
- * each frame says which method found it (CODECTL_FRAME_*).
- *
- * Only x86-64 user space is unwound; the SFrame decoder itself knows the
- * other ABIs.
+ * codectl: the user-space stack unwinder.  Walks the current task's user
+ * stack from its user registers (walk.h has the iterator), with faulting
+ * reads in task context or non-faulting ones from the tracer hooks.  Each
+ * step finds the caller from the callee by the first method that has a
+ * rule: the signal trampoline, the registration's SFrame section (flat
+ * table or decoded in place) or JIT tables, else frame pointers.  Every
+ * caller is checked (stack grows up, aligned, in user space, in code
+ * after a call); one that fails ends the walk, with a CODECTL_STOP_*
+ * reason; each frame says its CODECTL_FRAME_* method.  Only x86-64 user
+ * space.  More: docs/design.md, "Unwinding".
  */
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -50,7 +24,7 @@
 #include <asm/ptrace.h>
 
 #include "arch.h"
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "names.h"
 #include "sframe.h"

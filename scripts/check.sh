@@ -43,7 +43,9 @@
 # without counting a failure (a kernel warning in the guest, a crash, a
 # build error) counts as one failure.  Logs go to .cache/logs/ (or
 # $CODECTL_LOG_DIR).  The last line is the sum: "total: N passed, N
-# failed", followed by "; SKIPPED: ..." when a kernel was skipped.
+# failed", followed by "; SKIPPED: ..." when a kernel was skipped.  The
+# summary (stage counts, "time STAGE SECONDS" lines, the date and commit)
+# is kept in $logs/summary.log.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +56,7 @@ logs=${CODECTL_LOG_DIR:-$cache/logs}
 	logs=$cache/logs/${top##*/}
 mkdir -p "$logs"
 
+args="$*"
 vm_only=0 debug=0
 # Guest time limits are multiplied by this, and the guest suite's memory
 # (MB) is this (the debug kernel is slower, KASAN's shadow and kmemleak's
@@ -70,7 +73,7 @@ elif [ "${1:-}" = --debug ]; then
 	set -- debug-6.12
 fi
 total_p=0 total_f=0
-summary=() failures=()
+summary=() failures=() times=()
 skipped=() skip_lines=()
 if [ $# -eq 0 ]; then
 	set -- 6.1 6.12
@@ -110,6 +113,7 @@ run_stage() {
 	# the tail of a long run (all that CI keeps) says what failed.
 	[ "$f" -eq 0 ] || failures+=("--- $name" "$(grep -B 4 -E '^(not ok|check: )' "$log" | tail -n 60)")
 	summary+=("$(printf '%-12s %4d passed, %d failed  (%ds)' "$name" "$p" "$f" "$secs")")
+	times+=("time $name $secs")
 }
 
 # Build and static checks of the module for one kernel.
@@ -153,6 +157,7 @@ vm_stage() {
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
@@ -186,6 +191,7 @@ tracers_stage() {
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-audit.so:/lib/codectl/libcodectl-audit.so" \
@@ -208,6 +214,7 @@ files_stage() {
 }
 
 start=$(date +%s)
+commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
 make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
 
@@ -242,13 +249,22 @@ if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
 		run_stage packages "$top/scripts/pkg-test.sh" "${pkg_series[@]}"
 fi
 
+# The summary, also kept as $logs/summary.log: scripts/test-times.sh makes
+# docs/testing.md's table of stage times from its "time STAGE SECONDS"
+# lines.
 echo
-echo "=== summary ($(($(date +%s) - start))s)"
-[ ${#failures[@]} -eq 0 ] || printf '%s\n' "=== failures" "${failures[@]}" "=== counts"
-printf '%s\n' "${summary[@]}" "${skip_lines[@]}"
-if [ ${#skipped[@]} -gt 0 ]; then
-	echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-7.2)"
-else
-	echo "total: $total_p passed, $total_f failed"
-fi
+{
+	echo "=== summary ($(($(date +%s) - start))s)"
+	[ ${#failures[@]} -eq 0 ] || printf '%s\n' "=== failures" "${failures[@]}" "=== counts"
+	printf '%s\n' "${summary[@]}" "${skip_lines[@]}"
+	echo "date $(date -u -d "@$start" +%Y-%m-%dT%H:%MZ)" \
+		"commit $commit" \
+		"args ${args:-default}"
+	printf '%s\n' "${times[@]}"
+	if [ ${#skipped[@]} -gt 0 ]; then
+		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-7.2)"
+	else
+		echo "total: $total_p passed, $total_f failed"
+	fi
+} | tee "$logs/summary.log"
 [ "$total_f" -eq 0 ]

@@ -109,8 +109,7 @@ CACHE=${CODECTL_CACHE:-$repo/.cache}
 work=$CACHE/$SERIES
 final=$CACHE/kernels/$SERIES
 
-die() { echo "debug-kernel.sh: $*" >&2; exit 1; }
-say() { echo "debug-kernel.sh: $*"; }
+. "$repo/scripts/lib.sh"
 
 # base_version: the Debian source version of the stock 6.12 series, read
 # from its stamp ("linux-image-amd64=6.12.95-1~bpo12+1 ...").

@@ -44,8 +44,7 @@ sdir=$(readlink -f "$cache/kernels/$series")
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
 passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
+. "$top/scripts/lib.sh"
 finish() {
 	echo "dkms $series: $passed passed, $failed failed"
 	echo "$passed passed, $failed failed"
@@ -213,13 +212,7 @@ fi
 echo "options codectl max_registrations=4242" >>"$sysroot/etc/modprobe.d/codectl.conf"
 
 # --- 5. the guest: load the installed module as a machine would ----------------
-cat >"$tmp/guest.sh" <<'GUEST'
-set -u
-kver=$(uname -r) version=$1
-n=0 f=0
-t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
-desc="depmod -a"; t depmod -a
-file=$(modinfo -F filename codectl 2>/dev/null)
+{ guest_preamble; cat <<'GUEST'; } >"$tmp/guest.sh"
 desc="modinfo finds codectl at $file"; t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 # systemd-modules-load: modprobe each module named in modules-load.d.
 for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do
@@ -257,16 +250,5 @@ make -s -C "$top/tests/vm" >/dev/null || { notok "building tests/vm"; finish; }
 	-l "$tmp/vm.log" -- sh /guest.sh "$version" >"$tmp/vm.out" 2>&1
 rc=$?
 # Each guest check counts; then the run itself (exit 0, clean kernel log).
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "guest: ${line#ok - }" ;;
-	"not ok - "*) notok "guest: ${line#not ok - }" ;;
-	esac
-done < <(sed -n '/^CODECTL-VM-COMMAND-BEGIN/,/^CODECTL-VM-COMMAND-END/p' "$tmp/vm.out")
-if [ $rc -eq 0 ]; then
-	ok "guest run on $kver: exit 0, kernel log clean"
-else
-	notok "guest run on $kver: vm-run exit $rc"
-	tail -n 40 "$tmp/vm.out" | sed 's/^/    vm: /'
-fi
+guest_results "" "$tmp/vm.out" $rc "$kver"
 finish

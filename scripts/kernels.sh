@@ -68,7 +68,7 @@ HEADERS_META=linux-headers-amd64
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CODECTL_CACHE:-$repo/.cache}
 
-die() { echo "kernels.sh: $*" >&2; exit 1; }
+. "$repo/scripts/lib.sh"
 
 series_names() {
 	local line words

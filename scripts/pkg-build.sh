@@ -22,7 +22,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-die() { echo "pkg-build.sh: $*" >&2; exit 1; }
+. "$top/scripts/lib.sh"
 
 deb=1 rpm=1 deb_version="" rpm_dist=""
 while [ $# -gt 0 ]; do

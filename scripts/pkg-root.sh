@@ -43,7 +43,7 @@ MIRROR=http://deb.debian.org/debian
 # Bump when the package list or the layout changes.
 LAYOUT=1
 
-die() { echo "pkg-root.sh: $*" >&2; exit 1; }
+. "$repo/scripts/lib.sh"
 
 # bookworm root's packages besides minbase: dkms (pulls gcc, make, kmod
 # and the rest dkms needs), openssl (module signing), xz-utils and zstd

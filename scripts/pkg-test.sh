@@ -54,12 +54,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export CODECTL_CACHE=${CODECTL_CACHE:-$top/.cache}
 
 passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
-check() { # DESCRIPTION COMMAND...
-	local d=$1; shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
+. "$top/scripts/lib.sh"
 finish() {
 	echo "packages ${series_list:-}: $passed passed, $failed failed ($(($(date +%s) - t0))s)"
 	echo "$passed passed, $failed failed"
@@ -324,13 +319,7 @@ for series in "$@"; do
 
 	# --- 4. the guest ---------------------------------------------------------
 	f=$s/state-v1/files
-	cat >"$tmp/guest.sh" <<'GUEST'
-set -u
-kver=$(uname -r) version=$1
-n=0 f=0
-t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
-desc="depmod -a"; t depmod -a
-file=$(modinfo -F filename codectl 2>/dev/null)
+	{ guest_preamble; cat <<'GUEST'; } >"$tmp/guest.sh"
 desc="modinfo finds the package-built module at $file"
 t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do
@@ -366,18 +355,7 @@ GUEST
 	"$top/scripts/vm-run.sh" "${vm_args[@]}" -l "$tmp/vm.log" -- sh /guest.sh "$dkms_version" \
 		>"$tmp/vm.out" 2>&1
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "$series: guest: ${line#ok - }" ;;
-		"not ok - "*) notok "$series: guest: ${line#not ok - }" ;;
-		esac
-	done < <(sed -n '/^CODECTL-VM-COMMAND-BEGIN/,/^CODECTL-VM-COMMAND-END/p' "$tmp/vm.out")
-	if [ $rc -eq 0 ]; then
-		ok "$series: guest run on $kver: exit 0, kernel log clean"
-	else
-		notok "$series: guest run on $kver: vm-run exit $rc"
-		tail -n 40 "$tmp/vm.out" | sed 's/^/    vm: /'
-	fi
+	guest_results "$series: " "$tmp/vm.out" $rc "$kver"
 	# Enforcement: a stock kernel does not trust the MOK key (no shim, no
 	# MokList under QEMU's direct boot), so it must refuse the module.
 	CODECTL_VM_APPEND="module.sig_enforce=1" "$top/scripts/vm-run.sh" -k "$series" -t 300 \

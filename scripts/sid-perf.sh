@@ -20,7 +20,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CODECTL_CACHE:-$repo/.cache}
 OUT=$CACHE/sid-perf
-die() { echo "sid-perf.sh: $*" >&2; exit 1; }
+. "$repo/scripts/lib.sh"
 
 cmd_build() {
 	local root tmp lib

@@ -40,7 +40,7 @@ MIRROR=http://deb.debian.org/debian
 # longer matches and the next build redoes the root.
 LAYOUT=1
 
-die() { echo "sid-root.sh: $*" >&2; exit 1; }
+. "$repo/scripts/lib.sh"
 
 # packages GCC_MAJOR: what the root holds besides debootstrap's minbase.
 packages() {

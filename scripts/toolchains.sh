@@ -58,7 +58,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CODECTL_CACHE:-$repo/.cache}
 TC=$CACHE/toolchains
 
-die() { echo "toolchains.sh: $*" >&2; exit 1; }
+. "$repo/scripts/lib.sh"
 
 NAMES=(2.40 2.44 2.47 2.47-aarch64 2.47-s390x)
 
@@ -237,7 +237,7 @@ print_env() {
 	esac
 }
 
-check() {
+check_versions() {
 	local name cc tmp v
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
@@ -263,6 +263,6 @@ fetch) fetch ;;
 list) printf '%s\n' "${NAMES[@]}" ;;
 dir) [ $# = 2 ] || die "usage: $0 dir NAME"; suite_of "$2" >/dev/null; echo "$TC/binutils-$2" ;;
 env) [ $# = 2 ] || die "usage: $0 env NAME"; print_env "$2" ;;
-check) check ;;
+check) check_versions ;;
 *) die "usage: $0 fetch|list|dir NAME|env NAME|check" ;;
 esac

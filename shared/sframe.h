@@ -16,8 +16,8 @@
  * Fields are decoded byte by byte in the section's byte order, so the
  * code runs on any host and needs no alignment.
  *
- * Layout facts: ../shared/notes/sframe-format.md and binutils'
- * libsframe/doc/sframe-spec.texi.
+ * Layout facts: binutils' libsframe/doc/sframe-spec.texi; the toolchains'
+ * known defects: tests/sframe/KNOWN-DIFFERENCES.md.
  */
 #ifndef CODECTL_SFRAME_H
 #define CODECTL_SFRAME_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl import: SFrame synthesised from .eh_frame for object files,
- * imported system-wide (codectl_import_file(), CODECTL_IOC_IMPORT).
+ * The codectl tool, "codectl import": SFrame synthesised from .eh_frame
+ * for object files, imported system-wide (codectl_import_file(), CODECTL_IOC_IMPORT).
  *
  *   codectl import FILE...        import each FILE
  *   codectl import --system       every library /etc/ld.so.cache lists,

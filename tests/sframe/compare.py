@@ -128,7 +128,7 @@ def cfa_parts(v):
 # reason).  A predicate gets (ctx, a, b, s, e) for the pc range [s, e) where
 # A's rule a and B's rule b differ.  Each is a real defect of a binutils
 # release (not of the decoder or the oracle), described in
-# tests/sframe/KNOWN-DIFFERENCES.md and shared/notes/sframe-format.md.  Keep
+# tests/sframe/KNOWN-DIFFERENCES.md.  Keep
 # them narrow: a pitfall must never match a difference of another kind.
 # ---------------------------------------------------------------------------
 

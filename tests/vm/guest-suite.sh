@@ -107,24 +107,9 @@ bounds_flat_expansion bounds_sframe_walk bounds_jit_chain bounds_jit_torn"
 # fork_failures and unmap_nomem must stay 0 all the same.
 EVENT_COUNTERS="unmap_drops fork_failures unmap_nomem"
 
-n=0 pass=0 fail=0 skip=0
-
-ok() {
-	n=$((n + 1)) pass=$((pass + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1)) fail=$((fail + 1))
-	echo "not ok $n - $1: $2"
-}
-
-# check NAME REASON-IF-FALSE COMMAND...
-check() {
-	name=$1 why=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
-}
+# ok, not_ok, check NAME REASON-IF-FALSE COMMAND...; $n, $pass, $fail
+. "$here/tap.sh"
+skip=0
 
 loaded() {
 	grep -q '^codectl ' /proc/modules

@@ -20,17 +20,8 @@
 
 abi_test=$1
 discf=/sys/kernel/debug/codectl/discover
-pass=0 fail=0 n=0
-
-ok() {
-	n=$((n + 1)) pass=$((pass + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1)) fail=$((fail + 1))
-	echo "not ok $n - $1: $2"
-}
+# ok, not_ok; $n, $pass, $fail
+. "$(dirname "$0")/tap.sh"
 
 problems() {
 	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption' | head -n 20

@@ -86,14 +86,8 @@ tmp=${TMPDIR:-/tmp}/tracers.$$
 chain="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1 main"
 mkdir -p "$tmp"
 
-n=0 pass=0 fail=0
-ok() { n=$((n + 1)) pass=$((pass + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)) fail=$((fail + 1)); echo "not ok $n - $1: $2"; }
-check() {
-	name=$1 why=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
-}
+# ok, not_ok, check NAME WHY COMMAND...; $n, $pass, $fail
+. "$here/tap.sh"
 
 # A hook's counter from debugfs: hook_counter FUNCTION NAME
 hook_counter() {

@@ -3,8 +3,8 @@
  * malformed-test: valid and hostile SFrame sections against the decoder
  * (shared/sframe.c).
  *
- * A small encoder, written from the format description (sframe-format.md
- * and binutils' sframe.h) rather than from the decoder, builds sections in
+ * A small encoder, written from the format description (binutils'
+ * sframe-spec.texi and sframe.h) rather than from the decoder, builds sections in
  * code: v1, v2 (with and without FDE_FUNC_START_PCREL), v3 (DEFAULT and
  * FLEX FDEs), AMD64, AArch64 (both byte orders) and s390x.  The valid ones
  * must pass sframe_init() and sframe_validate() and give the hand-computed

@@ -31,17 +31,17 @@
 #define CODECTL_HPENDING_MAX	4096
 
 /**
- * struct codectl_hfile - the deferred-trace side of one open file
+ * struct harness_file - the deferred-trace side of one open file
  * @ref:	the file, one per pending request
  * @lock:	protects everything below
  * @wq:		readers and pollers
- * @records:	queued struct codectl_hrec, oldest first
+ * @records:	queued struct harness_record, oldest first
  * @nr:		records queued
  * @lost:	records dropped since the last one read
  * @pending:	requests not yet called back
  * @closed:	released: records arriving now are dropped
  */
-struct codectl_hfile {
+struct harness_file {
 	refcount_t ref;
 	spinlock_t lock;		/* protects the fields below */
 	wait_queue_head_t wq;
@@ -53,43 +53,43 @@ struct codectl_hfile {
 };
 
 /* One queued record: struct codectl_trace_record, pcs, methods, padding. */
-struct codectl_hrec {
+struct harness_record {
 	struct list_head node;
 	u32 size;
 	u64 data[];
 };
 
 /* A request waiting for its callback. */
-struct codectl_hpend {
+struct harness_pending {
 	struct hlist_node node;
 	const struct task_struct *task;	/* key only, never dereferenced */
-	struct codectl_hfile *hf;
+	struct harness_file *hf;
 	u64 cookie;
 	pid_t tid;
 };
 
-static DEFINE_SPINLOCK(codectl_hpend_lock);
-static DEFINE_HASHTABLE(codectl_hpend_table, 6);
-static struct codectl_unwind_work codectl_hwork;
+static DEFINE_SPINLOCK(harness_pending_lock);
+static DEFINE_HASHTABLE(harness_pending_table, 6);
+static struct codectl_unwind_work harness_work;
 
-static void codectl_hrec_free(struct codectl_hrec *rec)
+static void harness_record_free(struct harness_record *rec)
 {
 	kfree(rec);
 	atomic_long_dec(&codectl_test_trace_records);
 }
 
-static void codectl_hfile_put(struct codectl_hfile *hf)
+static void harness_file_put(struct harness_file *hf)
 {
 	if (refcount_dec_and_test(&hf->ref))
 		kfree(hf);
 }
 
-static void codectl_hfile_queue(struct codectl_hfile *hf,
-				const struct codectl_unwind_trace *t, u64 cookie,
-				pid_t tid, size_t size)
+static void harness_file_queue(struct harness_file *hf,
+			       const struct codectl_unwind_trace *t, u64 cookie,
+			       pid_t tid, size_t size)
 {
 	struct codectl_trace_record *r;
-	struct codectl_hrec *rec;
+	struct harness_record *rec;
 	bool queued = false;
 	u8 *methods;
 
@@ -133,26 +133,26 @@ static void codectl_harness_callback(struct codectl_unwind_work *work,
 				     const struct codectl_unwind_trace *t,
 				     u64 cookie)
 {
-	struct codectl_hpend *p;
+	struct harness_pending *p;
 	struct hlist_node *tmp;
 	HLIST_HEAD(mine);
 	size_t size;
 
-	spin_lock(&codectl_hpend_lock);
-	hash_for_each_possible_safe(codectl_hpend_table, p, tmp, node,
+	spin_lock(&harness_pending_lock);
+	hash_for_each_possible_safe(harness_pending_table, p, tmp, node,
 				    (unsigned long)current) {
 		if (p->task == current && p->cookie == cookie) {
 			hash_del(&p->node);
 			hlist_add_head(&p->node, &mine);
 		}
 	}
-	spin_unlock(&codectl_hpend_lock);
+	spin_unlock(&harness_pending_lock);
 
 	size = ALIGN(sizeof(struct codectl_trace_record) +
 		     t->nr * (sizeof(u64) + 1), 8);
 	hlist_for_each_entry_safe(p, tmp, &mine, node) {
-		codectl_hfile_queue(p->hf, t, cookie, p->tid, size);
-		codectl_hfile_put(p->hf);
+		harness_file_queue(p->hf, t, cookie, p->tid, size);
+		harness_file_put(p->hf);
 		kfree(p);
 	}
 }
@@ -168,8 +168,8 @@ static void codectl_harness_callback(struct codectl_unwind_work *work,
  */
 long codectl_harness_request(struct file *file, unsigned long arg)
 {
-	struct codectl_hfile *hf = file->private_data;
-	struct codectl_hpend *p;
+	struct harness_file *hf = file->private_data;
+	struct harness_pending *p;
 	u64 cookie;
 	int ret;
 
@@ -186,7 +186,7 @@ long codectl_harness_request(struct file *file, unsigned long arg)
 	spin_unlock(&hf->lock);
 
 	/* The callback runs on our way out of this ioctl, not before. */
-	ret = codectl_unwind_deferred_request(&codectl_hwork, &cookie);
+	ret = codectl_unwind_deferred_request(&harness_work, &cookie);
 	if (ret < 0) {
 		spin_lock(&hf->lock);
 		hf->pending--;
@@ -199,9 +199,9 @@ long codectl_harness_request(struct file *file, unsigned long arg)
 	p->hf = hf;
 	p->cookie = cookie;
 	p->tid = task_pid_vnr(current);
-	spin_lock(&codectl_hpend_lock);
-	hash_add(codectl_hpend_table, &p->node, (unsigned long)current);
-	spin_unlock(&codectl_hpend_lock);
+	spin_lock(&harness_pending_lock);
+	hash_add(harness_pending_table, &p->node, (unsigned long)current);
+	spin_unlock(&harness_pending_lock);
 
 	if (put_user(cookie, (u64 __user *)arg))
 		return -EFAULT;
@@ -210,7 +210,7 @@ long codectl_harness_request(struct file *file, unsigned long arg)
 
 int codectl_harness_open(struct inode *inode, struct file *file)
 {
-	struct codectl_hfile *hf;
+	struct harness_file *hf;
 
 	hf = kzalloc(sizeof(*hf), GFP_KERNEL_ACCOUNT);
 	if (!hf)
@@ -225,8 +225,8 @@ int codectl_harness_open(struct inode *inode, struct file *file)
 
 int codectl_harness_release(struct inode *inode, struct file *file)
 {
-	struct codectl_hfile *hf = file->private_data;
-	struct codectl_hrec *rec, *tmp;
+	struct harness_file *hf = file->private_data;
+	struct harness_record *rec, *tmp;
 	LIST_HEAD(drop);
 
 	spin_lock(&hf->lock);
@@ -235,12 +235,12 @@ int codectl_harness_release(struct inode *inode, struct file *file)
 	hf->nr = 0;
 	spin_unlock(&hf->lock);
 	list_for_each_entry_safe(rec, tmp, &drop, node)
-		codectl_hrec_free(rec);
-	codectl_hfile_put(hf);
+		harness_record_free(rec);
+	harness_file_put(hf);
 	return 0;
 }
 
-static bool codectl_hfile_ready(struct codectl_hfile *hf)
+static bool harness_file_ready(struct harness_file *hf)
 {
 	return READ_ONCE(hf->nr) != 0;
 }
@@ -248,16 +248,16 @@ static bool codectl_hfile_ready(struct codectl_hfile *hf)
 ssize_t codectl_harness_read(struct file *file, char __user *buf,
 			     size_t len, loff_t *ppos)
 {
-	struct codectl_hfile *hf = file->private_data;
+	struct harness_file *hf = file->private_data;
 	struct codectl_trace_record *r;
-	struct codectl_hrec *rec;
+	struct harness_record *rec;
 	unsigned int lost;
 	int ret;
 
 	for (;;) {
 		spin_lock(&hf->lock);
 		rec = list_first_entry_or_null(&hf->records,
-					       struct codectl_hrec, node);
+					       struct harness_record, node);
 		if (rec) {
 			if (rec->size > len) {
 				spin_unlock(&hf->lock);
@@ -273,7 +273,7 @@ ssize_t codectl_harness_read(struct file *file, char __user *buf,
 		spin_unlock(&hf->lock);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		ret = wait_event_interruptible(hf->wq, codectl_hfile_ready(hf));
+		ret = wait_event_interruptible(hf->wq, harness_file_ready(hf));
 		if (ret)
 			return ret;
 	}
@@ -290,35 +290,35 @@ ssize_t codectl_harness_read(struct file *file, char __user *buf,
 		return -EFAULT;
 	}
 	ret = rec->size;
-	codectl_hrec_free(rec);
+	harness_record_free(rec);
 	return ret;
 }
 
 __poll_t codectl_harness_poll(struct file *file, struct poll_table_struct *pt)
 {
-	struct codectl_hfile *hf = file->private_data;
+	struct harness_file *hf = file->private_data;
 
 	poll_wait(file, &hf->wq, pt);
-	return codectl_hfile_ready(hf) ? EPOLLIN | EPOLLRDNORM : 0;
+	return harness_file_ready(hf) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 int codectl_harness_init(void)
 {
-	return codectl_unwind_deferred_init(&codectl_hwork,
+	return codectl_unwind_deferred_init(&harness_work,
 					    codectl_harness_callback);
 }
 
 void codectl_harness_exit(void)
 {
-	struct codectl_hpend *p;
+	struct harness_pending *p;
 	struct hlist_node *tmp;
 	unsigned int b;
 
 	/* No callback after this; requests still pending are dropped. */
-	codectl_unwind_deferred_cancel(&codectl_hwork);
-	hash_for_each_safe(codectl_hpend_table, b, tmp, p, node) {
+	codectl_unwind_deferred_cancel(&harness_work);
+	hash_for_each_safe(harness_pending_table, b, tmp, p, node) {
 		hash_del(&p->node);
-		codectl_hfile_put(p->hf);
+		harness_file_put(p->hf);
 		kfree(p);
 	}
 }

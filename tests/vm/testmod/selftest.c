@@ -46,7 +46,7 @@
 #include <asm/irq_regs.h>
 
 #include <codectl/unwind_deferred.h>
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "codectl_test.h"
 #include "testmod.h"

@@ -15,7 +15,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
-#include "codectl.h"
+#include "internal.h"
 #include "compat.h"
 #include "codectl_test.h"
 #include "testmod.h"

@@ -204,6 +204,15 @@ struct codectl_stats {
 
 extern struct codectl_stats codectl_stats;
 
+/* A line "name value" of a debugfs file. */
+struct codectl_counter {
+	const char *name;
+	atomic_long_t *val;
+};
+
+void codectl_show_counters(struct seq_file *m,
+			   const struct codectl_counter *rows, unsigned int n);
+
 /* Module parameters (main.c). */
 extern unsigned int codectl_max_registrations;
 extern unsigned long codectl_max_bytes;
@@ -467,24 +476,24 @@ struct codectl_elf_src {
  * Why discovery did not register an object (debugfs codectl/discover);
  * reading the object file (objfile.c) returns the first ones.
  */
-enum codectl_dsc_reason {
-	DSC_NOT_FILE = 1,	/* anonymous, special or not a regular file */
-	DSC_WRITABLE,		/* the file is open for writing */
-	DSC_READ,		/* I/O error or truncated file */
-	DSC_EHDR,		/* not a 64-bit ELF object of this machine */
-	DSC_PHDRS,		/* program headers out of bounds or too many */
-	DSC_NO_LOAD,		/* the mapping is no executable PT_LOAD */
-	DSC_LAYOUT,		/* segments and mappings disagree */
-	DSC_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
-	DSC_CHANGED,		/* the file or mapping changed meanwhile */
-	DSC_SFRAME_BAD,		/* the SFrame section is refused (ENOEXEC) */
-	DSC_EXISTS,		/* overlaps an explicit registration */
-	DSC_LIMIT,		/* max_registrations or max_bytes */
-	DSC_NOMEM,		/* out of memory (no negative entry) */
-	DSC_INTR,		/* interrupted (no negative entry) */
-	DSC_OTHER,		/* any other error */
-	DSC_NR_REASONS,
-	DSC_LATER = DSC_NR_REASONS,	/* no SFrame, no registry: see batch */
+enum codectl_discovery_refusal {
+	REFUSED_NOT_FILE = 1,	/* anonymous, special or not a regular file */
+	REFUSED_WRITABLE,	/* the file is open for writing */
+	REFUSED_READ,		/* I/O error or truncated file */
+	REFUSED_EHDR,		/* not a 64-bit ELF object of this machine */
+	REFUSED_PHDRS,		/* program headers out of bounds or too many */
+	REFUSED_NO_LOAD,	/* the mapping is no executable PT_LOAD */
+	REFUSED_LAYOUT,		/* segments and mappings disagree */
+	REFUSED_SFRAME_OUTSIDE,	/* PT_GNU_SFRAME outside the file's PT_LOADs */
+	REFUSED_CHANGED,	/* the file or mapping changed meanwhile */
+	REFUSED_SFRAME_BAD,	/* the SFrame section is refused (ENOEXEC) */
+	REFUSED_EXISTS,		/* overlaps an explicit registration */
+	REFUSED_LIMIT,		/* max_registrations or max_bytes */
+	REFUSED_NOMEM,		/* out of memory (no negative entry) */
+	REFUSED_INTR,		/* interrupted (no negative entry) */
+	REFUSED_OTHER,		/* any other error */
+	NR_REFUSALS,
+	DISCOVERY_LATER = NR_REFUSALS, /* no SFrame, no registry: see batch */
 };
 
 /**
@@ -543,10 +552,17 @@ struct codectl_objfile {
 /* register.c: the registration pipeline of every source */
 int codectl_register_elf(const struct codectl_elf_src *src);
 int codectl_register_jit(u64 text_start, u64 text_end, u64 unwind_head);
-int codectl_sframe_verdict(u64 start, u64 end, u64 text_start, u64 text_end,
-			   bool full, struct codectl_sframe_check *check);
+/*
+ * SFrame sections are "checked": codectl_sframe_check_user() in the
+ * caller's memory, codectl_sframe_check_copy() a kernel copy (register.c
+ * has _check_sec(), a section set up).  A check's result is the
+ * decoder's verdict (enum sframe_err; CODECTL_CHECK_SFRAME's "error"); the
+ * version, counts and coverage QUERY reports are the section's summary.
+ */
+int codectl_sframe_check_user(u64 start, u64 end, u64 text_start,
+			      u64 text_end, bool full,
+			      struct codectl_sframe_check *check);
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
-
 int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 			      u64 text_start, u64 text_end);
 

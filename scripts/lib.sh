@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers the host scripts source (bash):  . "$repo/scripts/lib.sh"
+#   die MESSAGE...          "SCRIPT: MESSAGE" on stderr, exit 1
+#   say MESSAGE...          "SCRIPT: MESSAGE"
+# and, for the scripts that count TAP-style results in $passed/$failed
+# (scripts/dkms-test.sh, scripts/pkg-test.sh):
+#   ok DESCRIPTION...       "ok - ...", one more passed
+#   notok DESCRIPTION...    "not ok - ...", one more failed
+#   check DESCRIPTION COMMAND...   ok or notok by COMMAND's exit status
+#   guest_preamble          the first lines of the guest scripts of both:
+#                           $kver, $version (their $1), the counters
+#                           $n and $f, "t COMMAND..." (ok or not ok - $desc
+#                           by COMMAND's status), depmod -a, and in $file
+#                           where modinfo finds codectl
+#   guest_results PREFIX OUT RC KVER
+#                           the "ok - " and "not ok - " lines a guest
+#                           printed between scripts/vm-run.sh's markers
+#                           in OUT, counted as "PREFIXguest: ...", then
+#                           the run itself (vm-run's exit status RC)
+# Guest-side scripts do not use this file: they run under busybox sh in
+# the guest (tests/vm/tap.sh is theirs).
+
+die() { echo "${0##*/}: $*" >&2; exit 1; }
+say() { echo "${0##*/}: $*"; }
+
+passed=${passed:-0} failed=${failed:-0}
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+notok() { echo "not ok - $*"; failed=$((failed + 1)); }
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+
+guest_preamble() {
+	cat <<'PREAMBLE'
+set -u
+kver=$(uname -r) version=$1
+n=0 f=0
+t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc"; f=$((f + 1)); fi; }
+desc="depmod -a"; t depmod -a
+file=$(modinfo -F filename codectl 2>/dev/null)
+PREAMBLE
+}
+
+guest_results() {
+	local prefix=$1 out=$2 rc=$3 kver=$4 line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${prefix}guest: ${line#ok - }" ;;
+		"not ok - "*) notok "${prefix}guest: ${line#not ok - }" ;;
+		esac
+	done < <(sed -n '/^CODECTL-VM-COMMAND-BEGIN/,/^CODECTL-VM-COMMAND-END/p' "$out")
+	if [ "$rc" -eq 0 ]; then
+		ok "${prefix}guest run on $kver: exit 0, kernel log clean"
+	else
+		notok "${prefix}guest run on $kver: vm-run exit $rc"
+		tail -n 40 "$out" | sed 's/^/    vm: /'
+	fi
+}

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# TAP helpers of the guest-side scripts (guest-suite.sh, rmmod-sleepers.sh,
+# tracers.sh), for busybox sh; scripts/check.sh ships this file beside
+# them as /tests/tap.sh, and they source it from their own directory.
+#   ok NAME                      "ok N - NAME"
+#   not_ok NAME WHY              "not ok N - NAME: WHY"
+#   check NAME WHY COMMAND...    ok or not_ok by COMMAND's exit status
+# $n counts the tests, $pass and $fail the results.
+
+n=0 pass=0 fail=0
+
+ok() {
+	n=$((n + 1)) pass=$((pass + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1)) fail=$((fail + 1))
+	echo "not ok $n - $1: $2"
+}
+
+check() {
+	name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
+}
