@@ -28,7 +28,8 @@
 # vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
 # bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12
 # and fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
-# of 100000 calls each, and 10000000 executions of the decoder fuzzer),
+# of 100000 calls each, and 10000000 executions of the decoder fuzzer);
+# the tracer tests run beside the other two (two guests, two TCG threads),
 # with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
 # fails its stage (scripts/vm-run.sh, KERNEL_PROBLEMS).
@@ -227,13 +228,56 @@ if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
 			echo "1 passed, 0 failed"' checkpatch "$top/scripts/checkpatch.sh"
 	fi
 fi
+# run_stage_bg NAME COMMAND...: run_stage in the background, its output
+# and results kept until wait_stages prints and adds them.  A guest is one
+# TCG thread: on the debug kernel, whose stages are slow, two run side by
+# side.
+bg=() bg_dir=$logs/.stages
+run_stage_bg() {
+	mkdir -p "$bg_dir"
+	(
+		total_p=0 total_f=0 summary=() failures=() times=()
+		run_stage "$@" >"$bg_dir/$1.out" 2>&1
+		{
+			echo "$total_p $total_f"
+			printf '%s\n' "${summary[@]}" "${times[@]}"
+		} >"$bg_dir/$1.res"
+		printf '%s\n' "${failures[@]}" >"$bg_dir/$1.fail"
+	) &
+	bg+=("$1")
+	echo "=== $1 (in the background: its output follows when it ends)"
+}
+
+wait_stages() {
+	local n p f line
+	wait
+	for n in "${bg[@]}"; do
+		cat "$bg_dir/$n.out"
+		{
+			read -r p f
+			total_p=$((total_p + p)) total_f=$((total_f + f))
+			read -r line && summary+=("$line")
+			read -r line && times+=("$line")
+		} <"$bg_dir/$n.res"
+		[ ! -s "$bg_dir/$n.fail" ] || failures+=("$(cat "$bg_dir/$n.fail")")
+	done
+	bg=()
+}
+
 for s in "$@"; do
 	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+	if [ $debug -eq 1 ]; then
+		# The tracer tests beside the guest suite, then the fuzzers
+		# at length (1M ioctls, 10M decoder executions).
+		run_stage_bg "tracers-$s" tracers_stage "$s"
+		run_stage "vm-$s" vm_stage "$s"
+		run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
+			SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
+		wait_stages
+		continue
+	fi
 	run_stage "vm-$s" vm_stage "$s"
 	run_stage "tracers-$s" tracers_stage "$s"
-	# The fuzzers at length (1M ioctls, 10M decoder executions).
-	[ $debug -eq 0 ] || run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
-		SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done
