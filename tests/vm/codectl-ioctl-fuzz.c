@@ -38,6 +38,19 @@
  * and the debugfs counters (all of them) are back at their baseline once
  * the fuzzing process is gone.
  *
+ * The kernel is only ever told to write into the calling thread's scratch
+ * (or where nothing can be mapped): no thread remaps it, and its last two
+ * pages, read-only and PROT_NONE, stop any write that runs off it.  Every
+ * call is checked for that before it is issued (stray_out()); a mutated
+ * QUERY's output pointers are put back there.  $CODECTL_FUZZ_STRAYS set
+ * leaves them as mutated (the cause of issue 23's finding 10: the kernel
+ * wrote the answer's strings into other threads' memory), issues such
+ * calls and counts them wrong, and lists where they pointed.
+ *
+ * A SIGSEGV or SIGBUS in the fuzzing process prints "# FAULT: ..." lines:
+ * the address, pc and sp and which of the fuzzer's memory they lie in,
+ * every thread's last call, and /proc/self/maps ("#   map: ...").
+ *
  * Output is TAP-like, like codectl-abi-test's, and ends with
  * "N passed, N failed".  Exit status 1 when a check failed.
  */
@@ -756,7 +769,10 @@ static bool out_ours(const struct fuzz_thread *t, uint64_t p)
 	       (p >= s && p - s < SCRATCH_PAGES * g_page);
 }
 
-/* CODECTL_FUZZ_STRAYS set: leave them (issue 23, finding 10's cause). */
+/*
+ * CODECTL_FUZZ_STRAYS set: leave them, as before issue 23's finding 10
+ * was explained; each such call is then issued, counted wrong and listed.
+ */
 static bool keep_strays;
 
 /*
@@ -991,14 +1007,47 @@ static bool scratch_readable(const struct fuzz_thread *t, uint64_t p,
 	return p >= s && p - s <= (SCRATCH_RW + 1) * g_page - len;
 }
 
+/* QUERY's outputs the kernel writes through, and the lengths it checks. */
+static const struct {
+	size_t ptr, len;
+} query_outs[] = {
+	{ offsetof(struct codectl_query_info, pathname),
+	  offsetof(struct codectl_query_info, pathname_len) },
+	{ offsetof(struct codectl_query_info, debug_link_pathname),
+	  offsetof(struct codectl_query_info, debug_link_len) },
+	{ offsetof(struct codectl_query_info, build_id),
+	  offsetof(struct codectl_query_info, build_id_len) },
+};
+
+/* A __u64 or __u32 field of the struct at @info. */
+static uint64_t field64(uint64_t info, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const void *)(uintptr_t)(info + off), sizeof(v));
+	return v;
+}
+
+static uint32_t field32(uint64_t info, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const void *)(uintptr_t)(info + off), sizeof(v));
+	return v;
+}
+
 /*
  * Every address the kernel may write through for @c, as the kernel will
  * read it (from the info in scratch, fields past info_size being zero),
- * is out_ours().  Return: the first that is not, or 0.
+ * is out_ours().  Return: the first that is not, or 0; *@out gets its
+ * index in query_outs[] for a QUERY's, else -1.
  */
-static uint64_t stray_out(const struct fuzz_thread *t, const struct call *c)
+static uint64_t stray_out(const struct fuzz_thread *t, const struct call *c,
+			  int *out)
 {
 	uint64_t info = c->a.info, size = c->a.info_size;
+
+	*out = -1;
 
 	if (c->kind == K_UNWIND || c->kind == K_UNWIND_STATS) {
 		const struct codectl_unwind_args *a =
@@ -1021,18 +1070,16 @@ static uint64_t stray_out(const struct fuzz_thread *t, const struct call *c)
 		return info;
 	if (c->kind == CODECTL_QUERY &&
 	    scratch_readable(t, info, sizeof(struct codectl_query_info))) {
-		const struct codectl_query_info *q = (const void *)(uintptr_t)info;
-		const uint64_t out[][2] = {
-			{ offsetof(struct codectl_query_info, pathname), q->pathname },
-			{ offsetof(struct codectl_query_info, debug_link_pathname),
-			  q->debug_link_pathname },
-			{ offsetof(struct codectl_query_info, build_id), q->build_id },
-		};
 		unsigned int i;
+		uint64_t p;
 
-		for (i = 0; i < sizeof(out) / sizeof(out[0]); i++)
-			if (out[i][0] + 8 <= size && !out_ours(t, out[i][1]))
-				return out[i][1];
+		for (i = 0; i < sizeof(query_outs) / sizeof(query_outs[0]); i++) {
+			p = field64(info, query_outs[i].ptr);
+			if (query_outs[i].ptr + 8 <= size && !out_ours(t, p)) {
+				*out = i;
+				return p;
+			}
+		}
 	}
 	if (c->kind == CODECTL_VERSION &&
 	    scratch_readable(t, info, sizeof(struct codectl_version))) {
@@ -1047,24 +1094,34 @@ static uint64_t stray_out(const struct fuzz_thread *t, const struct call *c)
 
 /*
  * With CODECTL_FUZZ_STRAYS: the calls that named memory outside the
- * thread's scratch, printed at the end with the mapping they fell in.
+ * thread's scratch, summed up at the end with the mappings they fell in.
+ * @wrote: 1 the kernel wrote there (a successful QUERY whose answer
+ * needed no more than the length given), 0 it did not (an error before
+ * any output, or a string that did not fit), -1 perhaps (EFAULT).
  */
-#define STRAYS_LOGGED 64
+#define STRAYS_LOGGED 4096
 
 static struct stray {
-	int thread, kind, rc;
+	int thread, kind, rc, wrote;
 	unsigned long call;
 	uint64_t addr;
 } strays[STRAYS_LOGGED];
 static unsigned int nr_strays;
 
 static void stray_log(const struct fuzz_thread *t, const struct call *c,
-		      uint64_t addr, int rc)
+		      uint64_t addr, int out, uint32_t have, int rc)
 {
 	unsigned int i = __atomic_fetch_add(&nr_strays, 1, __ATOMIC_RELAXED);
+	int wrote = rc == -EFAULT ? -1 : 0;
 
+	if (!rc && out >= 0) {
+		uint32_t need = field32(c->a.info, query_outs[out].len);
+
+		wrote = need && have >= need;
+	}
 	if (i < STRAYS_LOGGED)
-		strays[i] = (struct stray){ t->idx, c->kind, rc, t->calls, addr };
+		strays[i] = (struct stray){ t->idx, c->kind, rc, wrote,
+					    t->calls, addr };
 }
 
 /* ---- checking answers ------------------------------------------------- */
@@ -1211,9 +1268,10 @@ static void *fuzz_thread_main(void *p)
 {
 	struct fuzz_thread *t = p;
 	uint64_t cpu = 0;
+	uint32_t have = 0;
 	uint64_t stray;
 	struct call c;
-	int rc, err;
+	int rc, err, out;
 
 	fault_thread_init(t);
 	while (t->calls < t->target) {
@@ -1231,12 +1289,18 @@ static void *fuzz_thread_main(void *p)
 		t->info = c.a.info;
 		t->info_size = c.a.info_size;
 		/* Only scratch for the kernel's writes (issue 23, finding 10). */
-		stray = stray_out(t, &c);
-		if (stray && !keep_strays) {
+		stray = stray_out(t, &c, &out);
+		if (out >= 0)
+			have = field32(c.a.info, query_outs[out].len);
+		if (stray) {
 			t->wrong++;
-			describe(t, &c, 0, "the call names memory outside the thread's scratch for the kernel to write (not issued)");
-			t->calls++;
-			continue;
+			describe(t, &c, 0, keep_strays ?
+				 "the call names memory outside the thread's scratch for the kernel to write" :
+				 "the call names memory outside the thread's scratch for the kernel to write (not issued)");
+			if (!keep_strays) {
+				t->calls++;
+				continue;
+			}
 		}
 		t->doing = 'i';
 		if (c.bounds)
@@ -1245,7 +1309,7 @@ static void *fuzz_thread_main(void *p)
 		err = rc < 0 ? errno : 0;
 		t->doing = 0;
 		if (stray)
-			stray_log(t, &c, stray, rc < 0 ? -err : rc);
+			stray_log(t, &c, stray, out, have, rc < 0 ? -err : rc);
 		if (c.bounds) {
 			bounds_check(t, &c, rc, thread_cpu_ns() - cpu);
 			errno = err;
@@ -1435,11 +1499,19 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 	w_num(&w, sig, 10);
 	w_str(&w, sig == SIGSEGV ? " (SIGSEGV) code " : " (SIGBUS) code ");
 	w_num(&w, si->si_code, 10);
-	w_str(&w, si->si_code == SEGV_MAPERR ? " (MAPERR)" :
-		  si->si_code == SEGV_ACCERR ? " (ACCERR)" : "");
-	w_str(&w, " at ");
-	w_num(&w, (uintptr_t)si->si_addr, 16);
-	w_region(&w, (uintptr_t)si->si_addr);
+	if (si->si_code <= 0) {
+		/* Sent (kill, tgkill): no address. */
+		w_str(&w, " (sent by pid ");
+		w_num(&w, si->si_pid, 10);
+		w_str(&w, ")");
+	} else {
+		w_str(&w, sig != SIGSEGV ? "" :
+			  si->si_code == SEGV_MAPERR ? " (MAPERR)" :
+			  si->si_code == SEGV_ACCERR ? " (ACCERR)" : "");
+		w_str(&w, " at ");
+		w_num(&w, (uintptr_t)si->si_addr, 16);
+		w_region(&w, (uintptr_t)si->si_addr);
+	}
 	w_flush(&w);
 	w_str(&w, "#   pc ");
 	w_num(&w, pc, 16);
@@ -1449,6 +1521,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 	w_region(&w, sp);
 	w_str(&w, ", tid ");
 	w_num(&w, tid, 10);
+	w_str(&w, tid == getpid() ? " (the main thread)" : "");
 	w_flush(&w);
 	for (i = 0; i < fault_nthreads; i++) {
 		const struct fuzz_thread *t = &fault_threads[i];
@@ -1607,13 +1680,13 @@ static void maps_line(uint64_t a, char *line, size_t len)
 
 /*
  * The output pointers a mutation sent out of the thread's scratch (issue
- * 23, finding 10); with CODECTL_FUZZ_STRAYS, where they pointed and what
- * the call answered.
+ * 23, finding 10); with CODECTL_FUZZ_STRAYS, how many fell in a mapping,
+ * a writable one, and were written by the kernel, and each of those.
  */
 static void print_strays(struct fuzz_thread *th, int nthreads)
 {
-	unsigned long n = 0;
-	unsigned int i;
+	unsigned long n = 0, mapped = 0, rw = 0, wrote = 0, maybe = 0;
+	unsigned int i, printed = 0;
 	char line[256];
 
 	for (i = 0; i < (unsigned int)nthreads; i++)
@@ -1622,22 +1695,37 @@ static void print_strays(struct fuzz_thread *th, int nthreads)
 	       n, keep_strays ? "left there (CODECTL_FUZZ_STRAYS)" : "put back in it");
 	for (i = 0; i < nr_strays && i < STRAYS_LOGGED; i++) {
 		const struct stray *x = &strays[i];
-		const char *name;
+		const char *name, *perm;
 		char who[24] = "";
 		uint64_t off = 0;
 		int idx;
 
+		maps_line(x->addr, line, sizeof(line));
+		if (!line[0])
+			continue;
+		perm = strchr(line, ' ');
+		mapped++;
+		if (perm && perm[1] == 'r' && perm[2] == 'w') {
+			rw++;
+			wrote += x->wrote > 0;
+			maybe += x->wrote < 0;
+		}
 		name = region(x->addr, &idx, &off);
 		if (name && idx >= 0)
 			snprintf(who, sizeof(who), "%s %d's ",
 				 strncmp(name, "arena", 5) ? "thread" : "arena", idx);
-		maps_line(x->addr, line, sizeof(line));
-		printf("# stray: thread %d call %lu %s named %#llx for the kernel to write, answer %s; in %s%s+%#llx; maps: %s\n",
-		       x->thread, x->call, kind_name[x->kind], ULL(x->addr),
-		       x->rc < 0 ? ename(-x->rc) : "success", who,
-		       name ? name : "none of the fuzzer's ranges",
-		       ULL(name ? off : 0), line[0] ? line : "(not mapped)");
+		if (printed++ < 100)
+			printf("# stray: thread %d call %lu %s named %#llx for the kernel to write, answer %s, %s; in %s%s+%#llx; maps: %s\n",
+			       x->thread, x->call, kind_name[x->kind], ULL(x->addr),
+			       x->rc < 0 ? ename(-x->rc) : "success",
+			       x->wrote > 0 ? "written" : x->wrote < 0 ? "perhaps written" : "not written",
+			       who, name ? name : "none of the fuzzer's ranges",
+			       ULL(name ? off : 0), line);
 	}
+	if (keep_strays)
+		printf("# strays: %u logged, %lu in a mapping, %lu in a writable one, the kernel wrote %lu of those (%lu perhaps)\n",
+		       nr_strays < STRAYS_LOGGED ? nr_strays : STRAYS_LOGGED,
+		       mapped, rw, wrote, maybe);
 }
 
 /* The fuzzing process: its TAP lines go into *res. */

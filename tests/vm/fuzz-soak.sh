@@ -35,7 +35,7 @@ for s in "${series[@]}"; do
 				i=$((i + 1))
 				/tests/fuzz -n "$calls" >/tmp/out 2>&1
 				st=$?
-				grep -E "^# codectl-ioctl-fuzz: seed|^# FAULT|^#   thread|^not ok" /tmp/out
+				grep -E "^# codectl-ioctl-fuzz: seed|^# FAULT|^#   (thread|pc|map)|^not ok" /tmp/out
 				echo "run $i: exit status $st, $(tail -n 1 /tmp/out)"
 				[ $st = 0 ] || fail=$((fail + 1))
 			done
@@ -44,7 +44,7 @@ for s in "${series[@]}"; do
 		rc=1
 	fi
 	line=$(grep -a '^soak: ' "$log" | tail -n 1)
-	grep -aE '^(run [0-9]+: exit status [^0]|# FAULT|#   thread|not ok)' "$log" || true
+	grep -aE '^(run [0-9]+: exit status [^0]|# FAULT|#   (thread|pc)|not ok)' "$log" || true
 	echo "soak $s: ${line#soak: }${line:+; }vm-run: $(grep -a '^vm-run:' "$log" | tail -n 1)"
 	[ -n "$line" ] || rc=1
 done
