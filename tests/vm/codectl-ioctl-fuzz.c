@@ -46,6 +46,8 @@
  * leaves them as mutated (the cause of issue 23's finding 10: the kernel
  * wrote the answer's strings into other threads' memory), issues such
  * calls and counts them wrong, and lists where they pointed.
+ * $CODECTL_FUZZ_AIM=N adds a mutation of those pointers to one QUERY in N
+ * (see query_aim()), to show what strays do, with and without the fix.
  *
  * A SIGSEGV or SIGBUS in the fuzzing process prints "# FAULT: ..." lines:
  * the address, pc and sp and which of the fuzzer's memory they lie in,
@@ -130,6 +132,7 @@ struct fuzz_thread {
 	int idx;
 	pthread_t th;
 	struct rng rng;
+	struct rng rng_aim;	/* CODECTL_FUZZ_AIM's draws, apart */
 	uint8_t *scratch;
 	uint8_t *bounds;	/* BOUNDS_PAGES RW: PCMASK sections, JIT chains */
 	unsigned long bounds_calls[3], bounds_ok[3];
@@ -776,6 +779,27 @@ static bool out_ours(const struct fuzz_thread *t, uint64_t p)
 static bool keep_strays;
 
 /*
+ * CODECTL_FUZZ_AIM=N: one QUERY in N gets one more mutation, a random
+ * byte in one of the low six bytes of one of its output pointers: the
+ * same operator as make_call()'s mutations, aimed, so that strays are
+ * common enough to show what they do (with N 1, some 30 times as many).
+ * Drawn from a generator of its own: the other calls stay the seed's.
+ */
+static unsigned int aim_one_in;
+
+static void query_aim(struct fuzz_thread *t, struct codectl_query_info *q)
+{
+	__u64 *out[] = { &q->pathname, &q->debug_link_pathname, &q->build_id };
+	struct rng *r = &t->rng_aim;
+	uint8_t *b;
+
+	if (!aim_one_in || !one_in(r, aim_one_in))
+		return;
+	b = (uint8_t *)out[below(r, sizeof(out) / sizeof(out[0]))];
+	b[below(r, 6)] = rnd(r);
+}
+
+/*
  * Issue 23, finding 10: a mutation of a QUERY's struct may flip a bit of
  * its pathname, debug_link_pathname or build_id pointer, which then names
  * any memory of this process (another thread's stack and TLS, libc's
@@ -915,8 +939,10 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		}
 		c->mutated = n;
 	}
-	if (opt == CODECTL_QUERY)
+	if (opt == CODECTL_QUERY) {
+		query_aim(t, &u.q);
 		t->strays += query_outs_ours(t, &u.q);
+	}
 	/* A mutated options_map points nowhere we chose: keep it ours. */
 	if (opt == CODECTL_VERSION && u.v.options_map &&
 	    (u.v.options_map < (uintptr_t)s + 2048 ||
@@ -1774,6 +1800,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	for (i = 0; i < nthreads; i++) {
 		th[i].idx = i;
 		rng_seed(&th[i].rng, seed, i + 1);
+		rng_seed(&th[i].rng_aim, seed, nthreads + i + 1);
 		th[i].target = calls / nthreads + (i < (int)(calls % nthreads));
 		th[i].scratch = mmap(NULL, SCRATCH_PAGES * g_page, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1902,6 +1929,9 @@ int main(int argc, char **argv)
 	g_page = sysconf(_SC_PAGESIZE);
 	seed = (uint64_t)time(NULL) * 1000003ULL ^ (uint64_t)getpid() << 20;
 	keep_strays = getenv("CODECTL_FUZZ_STRAYS");
+	env = getenv("CODECTL_FUZZ_AIM");
+	if (env)
+		aim_one_in = strtoul(env, NULL, 0);
 	env = getenv("CODECTL_FUZZ_CALLS");
 	if (env && strtoul(env, NULL, 0))
 		calls = strtoul(env, NULL, 0);
