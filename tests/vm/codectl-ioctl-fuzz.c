@@ -1740,7 +1740,8 @@ static void print_strays(struct fuzz_thread *th, int nthreads)
 		if (name && idx >= 0)
 			snprintf(who, sizeof(who), "%s %d's ",
 				 strncmp(name, "arena", 5) ? "thread" : "arena", idx);
-		if (printed++ < 100)
+		/* Every one written, and the first others. */
+		if (x->wrote || printed++ < 100)
 			printf("# stray: thread %d call %lu %s named %#llx for the kernel to write, answer %s, %s; in %s%s+%#llx; maps: %s\n",
 			       x->thread, x->call, kind_name[x->kind], ULL(x->addr),
 			       x->rc < 0 ? ename(-x->rc) : "success",
