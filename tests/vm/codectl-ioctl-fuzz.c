@@ -138,7 +138,7 @@ struct fuzz_thread {
 	unsigned long bounds_calls[3], bounds_ok[3];
 	uint64_t bounds_max_ns;
 	unsigned long calls, target, remaps, undocumented, wrong;
-	unsigned long strays;	/* output pointers put back in scratch */
+	unsigned long strays;	/* QUERY output pointers out of scratch */
 	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
 	/* What it is doing, for the SIGSEGV report (see on_fault()). */
 	volatile int doing;		/* 0, 'i' (ioctl), 'r' (remap), 'm' (make) */
