@@ -38,6 +38,21 @@
  * and the debugfs counters (all of them) are back at their baseline once
  * the fuzzing process is gone.
  *
+ * The kernel is only ever told to write into the calling thread's scratch
+ * (or where nothing can be mapped): no thread remaps it, and its last two
+ * pages, read-only and PROT_NONE, stop any write that runs off it.  Every
+ * call is checked for that before it is issued (stray_out()); a mutated
+ * QUERY's output pointers are put back there.  $CODECTL_FUZZ_STRAYS set
+ * leaves them as mutated (the cause of issue 23's finding 10: the kernel
+ * wrote the answer's strings into other threads' memory), issues such
+ * calls and counts them wrong, and lists where they pointed.
+ * $CODECTL_FUZZ_AIM=N adds a mutation of those pointers to one QUERY in N
+ * (see query_aim()), to show what strays do, with and without the fix.
+ *
+ * A SIGSEGV or SIGBUS in the fuzzing process prints "# FAULT: ..." lines:
+ * the address, pc and sp and which of the fuzzer's memory they lie in,
+ * every thread's last call, and /proc/self/maps ("#   map: ...").
+ *
  * Output is TAP-like, like codectl-abi-test's, and ends with
  * "N passed, N failed".  Exit status 1 when a check failed.
  */
@@ -47,14 +62,17 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -108,20 +126,27 @@ static bool have_self;
  */
 #define SCRATCH_RW 8
 #define SCRATCH_PAGES 10
+#define ALTSTACK_SIZE (64 << 10)
 
 struct fuzz_thread {
 	int idx;
 	pthread_t th;
 	struct rng rng;
+	struct rng rng_aim;	/* CODECTL_FUZZ_AIM's draws, apart */
 	uint8_t *scratch;
 	uint8_t *bounds;	/* BOUNDS_PAGES RW: PCMASK sections, JIT chains */
 	unsigned long bounds_calls[3], bounds_ok[3];
 	uint64_t bounds_max_ns;
 	unsigned long calls, target, remaps, undocumented, wrong;
+	unsigned long strays;	/* QUERY output pointers out of scratch */
 	unsigned long hist[NR_KINDS][MAX_ERRNO + 1];
 	/* What it is doing, for the SIGSEGV report (see on_fault()). */
 	volatile int doing;		/* 0, 'i' (ioctl), 'r' (remap), 'm' (make) */
+	volatile int kind;
 	volatile unsigned long cmd;
+	pid_t tid;
+	uint64_t stack_lo, stack_hi;
+	void *altstack;			/* ALTSTACK_SIZE, for on_fault() */
 	volatile uint64_t args, info, info_size;
 };
 
@@ -729,6 +754,76 @@ static bool sized_ioctl(unsigned long cmd)
 	return false;
 }
 
+/*
+ * Where the kernel may write for a thread: its scratch (whose RW pages
+ * end at the read-only and PROT_NONE pages, which stop any write running
+ * off them), or where nothing of this process is mapped: NULL and the low
+ * pages below mmap_min_addr's usual 64 KiB, and from the top of the user
+ * address space on (pick_wild()'s addresses).
+ */
+#define LOW_UNMAPPED	0x10000ULL
+#define USER_TOP	0x00007ffffffff000ULL
+
+static bool out_ours(const struct fuzz_thread *t, uint64_t p)
+{
+	uint64_t s = (uintptr_t)t->scratch;
+
+	return p < LOW_UNMAPPED || p >= USER_TOP ||
+	       (p >= s && p - s < SCRATCH_PAGES * g_page);
+}
+
+/*
+ * CODECTL_FUZZ_STRAYS set: leave them, as before issue 23's finding 10
+ * was explained; each such call is then issued, counted wrong and listed.
+ */
+static bool keep_strays;
+
+/*
+ * CODECTL_FUZZ_AIM=N: one QUERY in N gets one more mutation, a random
+ * byte in one of the low six bytes of one of its output pointers: the
+ * same operator as make_call()'s mutations, aimed, so that strays are
+ * common enough to show what they do (with N 1, some 30 times as many).
+ * Drawn from a generator of its own: the other calls stay the seed's.
+ */
+static unsigned int aim_one_in;
+
+static void query_aim(struct fuzz_thread *t, struct codectl_query_info *q)
+{
+	__u64 *out[] = { &q->pathname, &q->debug_link_pathname, &q->build_id };
+	struct rng *r = &t->rng_aim;
+	uint8_t *b;
+
+	if (!aim_one_in || !one_in(r, aim_one_in))
+		return;
+	b = (uint8_t *)out[below(r, sizeof(out) / sizeof(out[0]))];
+	b[below(r, 6)] = rnd(r);
+}
+
+/*
+ * Issue 23, finding 10: a mutation of a QUERY's struct may flip a bit of
+ * its pathname, debug_link_pathname or build_id pointer, which then names
+ * any memory of this process (another thread's stack and TLS, libc's
+ * data, the heap).  The kernel writes the answer's strings there, as it
+ * must: the caller said so.  Put such a pointer back in scratch (where
+ * pick_out_ptr() puts them), without drawing, so that a seed still gives
+ * the same calls.  Return: the pointers that strayed.
+ */
+static unsigned int query_outs_ours(struct fuzz_thread *t,
+				    struct codectl_query_info *q)
+{
+	__u64 *out[] = { &q->pathname, &q->debug_link_pathname, &q->build_id };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (out_ours(t, *out[i]))
+			continue;
+		n++;
+		if (!keep_strays)
+			*out[i] = (uintptr_t)t->scratch + 2 * g_page;
+	}
+	return n;
+}
+
 /* Draw one call; its info is written into the thread's scratch. */
 static void make_call(struct fuzz_thread *t, struct call *c)
 {
@@ -844,6 +939,10 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		}
 		c->mutated = n;
 	}
+	if (opt == CODECTL_QUERY) {
+		query_aim(t, &u.q);
+		t->strays += query_outs_ours(t, &u.q);
+	}
 	/* A mutated options_map points nowhere we chose: keep it ours. */
 	if (opt == CODECTL_VERSION && u.v.options_map &&
 	    (u.v.options_map < (uintptr_t)s + 2048 ||
@@ -921,6 +1020,134 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 	}
 	/* The read-only page may be the info itself: keep it read-only. */
 	(void)write_opt;
+}
+
+/* ---- where the kernel may write ---------------------------------------- */
+
+/* @len bytes at @p lie in the thread's scratch up to its read-only page. */
+static bool scratch_readable(const struct fuzz_thread *t, uint64_t p,
+			     size_t len)
+{
+	uint64_t s = (uintptr_t)t->scratch;
+
+	return p >= s && p - s <= (SCRATCH_RW + 1) * g_page - len;
+}
+
+/* QUERY's outputs the kernel writes through, and the lengths it checks. */
+static const struct {
+	size_t ptr, len;
+} query_outs[] = {
+	{ offsetof(struct codectl_query_info, pathname),
+	  offsetof(struct codectl_query_info, pathname_len) },
+	{ offsetof(struct codectl_query_info, debug_link_pathname),
+	  offsetof(struct codectl_query_info, debug_link_len) },
+	{ offsetof(struct codectl_query_info, build_id),
+	  offsetof(struct codectl_query_info, build_id_len) },
+};
+
+/* A __u64 or __u32 field of the struct at @info. */
+static uint64_t field64(uint64_t info, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const void *)(uintptr_t)(info + off), sizeof(v));
+	return v;
+}
+
+static uint32_t field32(uint64_t info, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const void *)(uintptr_t)(info + off), sizeof(v));
+	return v;
+}
+
+/*
+ * Every address the kernel may write through for @c, as the kernel will
+ * read it (from the info in scratch, fields past info_size being zero),
+ * is out_ours().  Return: the first that is not, or 0; *@out gets its
+ * index in query_outs[] for a QUERY's, else -1.
+ */
+static uint64_t stray_out(const struct fuzz_thread *t, const struct call *c,
+			  int *out)
+{
+	uint64_t info = c->a.info, size = c->a.info_size;
+
+	*out = -1;
+
+	if (c->kind == K_UNWIND || c->kind == K_UNWIND_STATS) {
+		const struct codectl_unwind_args *a =
+			(const void *)(uintptr_t)c->args_ptr;
+
+		if (!out_ours(t, c->args_ptr))
+			return c->args_ptr;
+		if (c->kind == K_UNWIND_STATS ||
+		    !scratch_readable(t, c->args_ptr, sizeof(*a)))
+			return 0;
+		if (!out_ours(t, a->ips))
+			return a->ips;
+		return out_ours(t, a->methods) ? 0 : a->methods;
+	}
+	if ((c->kind != CODECTL_QUERY && c->kind != CODECTL_VERSION &&
+	     c->kind != CODECTL_CHECK_SFRAME) ||
+	    c->args_ptr != (uintptr_t)&c->a)
+		return 0;
+	if (!out_ours(t, info))
+		return info;
+	if (c->kind == CODECTL_QUERY &&
+	    scratch_readable(t, info, sizeof(struct codectl_query_info))) {
+		unsigned int i;
+		uint64_t p;
+
+		for (i = 0; i < sizeof(query_outs) / sizeof(query_outs[0]); i++) {
+			p = field64(info, query_outs[i].ptr);
+			if (query_outs[i].ptr + 8 <= size && !out_ours(t, p)) {
+				*out = i;
+				return p;
+			}
+		}
+	}
+	if (c->kind == CODECTL_VERSION &&
+	    scratch_readable(t, info, sizeof(struct codectl_version))) {
+		const struct codectl_version *v = (const void *)(uintptr_t)info;
+
+		if (offsetof(struct codectl_version, options_map) + 8 <= size &&
+		    !out_ours(t, v->options_map))
+			return v->options_map;
+	}
+	return 0;
+}
+
+/*
+ * With CODECTL_FUZZ_STRAYS: the calls that named memory outside the
+ * thread's scratch, summed up at the end with the mappings they fell in.
+ * @wrote: 1 the kernel wrote there (a successful QUERY whose answer
+ * needed no more than the length given), 0 it did not (an error before
+ * any output, or a string that did not fit), -1 perhaps (EFAULT).
+ */
+#define STRAYS_LOGGED 4096
+
+static struct stray {
+	int thread, kind, rc, wrote;
+	unsigned long call;
+	uint64_t addr;
+} strays[STRAYS_LOGGED];
+static unsigned int nr_strays;
+
+static void stray_log(const struct fuzz_thread *t, const struct call *c,
+		      uint64_t addr, int out, uint32_t have, int rc)
+{
+	unsigned int i = __atomic_fetch_add(&nr_strays, 1, __ATOMIC_RELAXED);
+	int wrote = rc == -EFAULT ? -1 : 0;
+
+	if (!rc && out >= 0) {
+		uint32_t need = field32(c->a.info, query_outs[out].len);
+
+		wrote = need && have >= need;
+	}
+	if (i < STRAYS_LOGGED)
+		strays[i] = (struct stray){ t->idx, c->kind, rc, wrote,
+					    t->calls, addr };
 }
 
 /* ---- checking answers ------------------------------------------------- */
@@ -1061,13 +1288,18 @@ static void bounds_check(struct fuzz_thread *t, const struct call *c, int rc,
 	cc_unregister(fuzz_fd, c->text_start, c->text_end);
 }
 
+static void fault_thread_init(struct fuzz_thread *t);
+
 static void *fuzz_thread_main(void *p)
 {
 	struct fuzz_thread *t = p;
 	uint64_t cpu = 0;
+	uint32_t have = 0;
+	uint64_t stray;
 	struct call c;
-	int rc, err;
+	int rc, err, out;
 
+	fault_thread_init(t);
 	while (t->calls < t->target) {
 		if (remap_one_in && one_in(&t->rng, remap_one_in)) {
 			t->doing = 'r';
@@ -1077,16 +1309,33 @@ static void *fuzz_thread_main(void *p)
 		}
 		t->doing = 'm';
 		make_call(t, &c);
+		t->kind = c.kind;
 		t->cmd = c.cmd;
 		t->args = c.args_ptr;
 		t->info = c.a.info;
 		t->info_size = c.a.info_size;
+		/* Only scratch for the kernel's writes (issue 23, finding 10). */
+		stray = stray_out(t, &c, &out);
+		if (out >= 0)
+			have = field32(c.a.info, query_outs[out].len);
+		if (stray) {
+			t->wrong++;
+			describe(t, &c, 0, keep_strays ?
+				 "the call names memory outside the thread's scratch for the kernel to write" :
+				 "the call names memory outside the thread's scratch for the kernel to write (not issued)");
+			if (!keep_strays) {
+				t->calls++;
+				continue;
+			}
+		}
 		t->doing = 'i';
 		if (c.bounds)
 			cpu = thread_cpu_ns();
 		rc = ioctl(fuzz_fd, c.cmd, (void *)(uintptr_t)c.args_ptr);
 		err = rc < 0 ? errno : 0;
 		t->doing = 0;
+		if (stray)
+			stray_log(t, &c, stray, out, have, rc < 0 ? -err : rc);
 		if (c.bounds) {
 			bounds_check(t, &c, rc, thread_cpu_ns() - cpu);
 			errno = err;
@@ -1118,36 +1367,242 @@ static struct fuzz_thread *fault_threads;
 static int fault_nthreads;
 
 /*
- * SIGSEGV or SIGBUS in the fuzzing process (issue 23, finding 10: one run
- * died of SIGSEGV and said nothing more): the address, and what every
- * thread was doing, with its scratch, so that the next one can be told
- * apart (the kernel writing where it must not, or the fuzzer touching
- * memory another thread remapped).  snprintf() and write() only.
+ * What an address is, for on_fault() and the strays: one of the fuzzer's
+ * own ranges (a thread's scratch, bounds or stack, an arena or its twin,
+ * big_code, this program), @*idx its thread or arena, @*off the offset.
+ * Comparisons only: async-signal-safe.  NULL: none of them.
  */
-static void on_fault(int sig, siginfo_t *si, void *uc)
+static const char *region(uint64_t a, int *idx, uint64_t *off)
 {
-	char buf[256];
-	int i, n;
+	const struct {
+		const char *name;
+		uint64_t base, len;
+		int idx;
+	} *r, fixed[] = {
+		{ "big_code", (uintptr_t)big_code, big_code ? BIG_CODE : 0, -1 },
+		{ "this program", self.elf_start, self.elf_end - self.elf_start, -1 },
+	};
+	unsigned int i;
 
-	(void)uc;
-	n = snprintf(buf, sizeof(buf), "# FAULT: signal %d code %d at %p\n",
-		     sig, si->si_code, si->si_addr);
-	if (write(1, buf, n) < 0)
-		_exit(128 + sig);
-	for (i = 0; i < fault_nthreads; i++) {
-		struct fuzz_thread *t = &fault_threads[i];
+	for (i = 0; i < (unsigned int)fault_nthreads; i++) {
+		const struct fuzz_thread *t = &fault_threads[i];
 
-		n = snprintf(buf, sizeof(buf),
-			     "#   thread %d%s: call %lu, doing '%c', cmd %#lx args %#llx info %#llx size %#llx, scratch %p\n",
-			     i, pthread_equal(t->th, pthread_self()) ? " (this one)" : "",
-			     t->calls, t->doing ? t->doing : '-', t->cmd,
-			     ULL(t->args), ULL(t->info), ULL(t->info_size),
-			     (void *)t->scratch);
-		if (write(1, buf, n) < 0)
-			break;
+		*idx = i;
+		*off = a - (uintptr_t)t->scratch;
+		if (t->scratch && *off < SCRATCH_PAGES * g_page)
+			return "scratch";
+		*off = a - (uintptr_t)t->bounds;
+		if (t->bounds && *off < BOUNDS_PAGES * g_page)
+			return "bounds";
+		*off = a - t->stack_lo;
+		if (t->stack_lo && *off < t->stack_hi - t->stack_lo)
+			return "stack";
+		*off = a - (uintptr_t)t->altstack;
+		if (t->altstack && *off < ALTSTACK_SIZE)
+			return "signal stack";
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	for (i = 0; i < NR_ARENAS; i++) {
+		*idx = i;
+		*off = a - (uintptr_t)arenas[i].base;
+		if (arenas[i].base && *off < ARENA_PAGES * g_page)
+			return arenas[i].lost ? "arena (lost)" : "arena";
+		*off = a - (uintptr_t)arenas[i].twin;
+		if (arenas[i].twin && *off < ARENA_PAGES * g_page)
+			return "arena twin";
+	}
+	for (r = fixed; r < fixed + sizeof(fixed) / sizeof(fixed[0]); r++) {
+		*idx = r->idx;
+		*off = a - r->base;
+		if (r->len && *off < r->len)
+			return r->name;
+	}
+	return NULL;
+}
+
+/* write(2)-only formatting for the signal handler. */
+struct wbuf {
+	char b[512];
+	size_t n;
+};
+
+static void w_str(struct wbuf *w, const char *s)
+{
+	while (*s && w->n < sizeof(w->b) - 1)
+		w->b[w->n++] = *s++;
+}
+
+static void w_num(struct wbuf *w, uint64_t v, unsigned int base)
+{
+	char d[24];
+	int i = 0;
+
+	if (base == 16)
+		w_str(w, "0x");
+	do {
+		d[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (i && w->n < sizeof(w->b) - 1)
+		w->b[w->n++] = d[--i];
+}
+
+static void w_flush(struct wbuf *w)
+{
+	w_str(w, "\n");
+	if (write(1, w->b, w->n) < 0)
+		w->n = 0;
+	w->n = 0;
+}
+
+/* " (thread 2's stack+0x1f08)", or " (none of the fuzzer's)". */
+static void w_region(struct wbuf *w, uint64_t a)
+{
+	uint64_t off;
+	const char *name;
+	int idx;
+
+	name = region(a, &idx, &off);
+	if (!name) {
+		w_str(w, " (none of the fuzzer's ranges)");
+		return;
+	}
+	w_str(w, " (");
+	if (idx >= 0) {
+		w_str(w, strncmp(name, "arena", 5) ? "thread " : "arena ");
+		w_num(w, idx, 10);
+		w_str(w, "'s ");
+	}
+	w_str(w, name);
+	w_str(w, "+");
+	w_num(w, off, 16);
+	w_str(w, ")");
+}
+
+/* /proc/self/maps, each line as "#   map: ...": open/read/write only. */
+static void w_maps(void)
+{
+	struct wbuf w = { .n = 0 };
+	char c, in[256];
+	ssize_t n, i;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, in, sizeof(in))) > 0)
+		for (i = 0; i < n; i++) {
+			c = in[i];
+			if (!w.n)
+				w_str(&w, "#   map: ");
+			if (c == '\n')
+				w_flush(&w);
+			else if (w.n < sizeof(w.b) - 2)
+				w.b[w.n++] = c;
+		}
+	close(fd);
+}
+
+/*
+ * SIGSEGV or SIGBUS in the fuzzing process (issue 23, finding 10: one run
+ * died of SIGSEGV and said nothing more).  The kernel's faults on user
+ * memory are EFAULT, never a signal: this is a user-space access, the
+ * fuzzer's or libc's.  Said: the signal, its code and address, the pc and
+ * sp, the thread, which of the fuzzer's ranges the address and the pc lie
+ * in, what every thread was doing (its last call), and the process's
+ * mappings (addresses are the same on every run, without ASLR).  Then the
+ * process dies of the signal.  On each thread's own signal stack, with
+ * write(2) only: the fault may be a clobbered stack or TLS.
+ */
+static void on_fault(int sig, siginfo_t *si, void *uctx)
+{
+	const ucontext_t *uc = uctx;
+	uint64_t pc = uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t sp = uc->uc_mcontext.gregs[REG_RSP];
+	pid_t tid = syscall(SYS_gettid);
+	struct wbuf w = { .n = 0 };
+	int i;
+
+	w_str(&w, "# FAULT: signal ");
+	w_num(&w, sig, 10);
+	w_str(&w, sig == SIGSEGV ? " (SIGSEGV) code " : " (SIGBUS) code ");
+	w_num(&w, si->si_code, 10);
+	if (si->si_code <= 0) {
+		/* Sent (kill, tgkill): no address. */
+		w_str(&w, " (sent by pid ");
+		w_num(&w, si->si_pid, 10);
+		w_str(&w, ")");
+	} else {
+		w_str(&w, sig != SIGSEGV ? "" :
+			  si->si_code == SEGV_MAPERR ? " (MAPERR)" :
+			  si->si_code == SEGV_ACCERR ? " (ACCERR)" : "");
+		w_str(&w, " at ");
+		w_num(&w, (uintptr_t)si->si_addr, 16);
+		w_region(&w, (uintptr_t)si->si_addr);
+	}
+	w_flush(&w);
+	w_str(&w, "#   pc ");
+	w_num(&w, pc, 16);
+	w_region(&w, pc);
+	w_str(&w, ", sp ");
+	w_num(&w, sp, 16);
+	w_region(&w, sp);
+	w_str(&w, ", tid ");
+	w_num(&w, tid, 10);
+	w_str(&w, tid == getpid() ? " (the main thread)" : "");
+	w_flush(&w);
+	for (i = 0; i < fault_nthreads; i++) {
+		const struct fuzz_thread *t = &fault_threads[i];
+
+		w_str(&w, "#   thread ");
+		w_num(&w, i, 10);
+		w_str(&w, t->tid == tid ? " (this one): call " : ": call ");
+		w_num(&w, t->calls, 10);
+		w_str(&w, ", doing ");
+		w_str(&w, t->doing == 'i' ? "ioctl" : t->doing == 'r' ? "remap" :
+			  t->doing == 'm' ? "make_call" : "checks");
+		w_str(&w, ", last ");
+		w_str(&w, t->kind >= 0 && t->kind < NR_KINDS &&
+			  kind_name[t->kind] ? kind_name[t->kind] : "?");
+		w_str(&w, " cmd ");
+		w_num(&w, t->cmd, 16);
+		w_str(&w, " args ");
+		w_num(&w, t->args, 16);
+		w_str(&w, " info ");
+		w_num(&w, t->info, 16);
+		w_str(&w, " size ");
+		w_num(&w, t->info_size, 16);
+		w_str(&w, "; scratch ");
+		w_num(&w, (uintptr_t)t->scratch, 16);
+		w_str(&w, " stack ");
+		w_num(&w, t->stack_lo, 16);
+		w_str(&w, "-");
+		w_num(&w, t->stack_hi, 16);
+		w_flush(&w);
+	}
+	w_maps();
+	/* SA_RESETHAND: a fault again, of the default action; a kill too. */
+	if (si->si_code <= 0)
+		syscall(SYS_tgkill, getpid(), tid, sig);
+}
+
+/* Each thread's stack range (for region()) and signal stack. */
+static void fault_thread_init(struct fuzz_thread *t)
+{
+	pthread_attr_t attr;
+	stack_t ss = { .ss_size = ALTSTACK_SIZE };
+	void *lo;
+	size_t len;
+
+	t->tid = syscall(SYS_gettid);
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		if (!pthread_attr_getstack(&attr, &lo, &len)) {
+			t->stack_lo = (uintptr_t)lo;
+			t->stack_hi = (uintptr_t)lo + len;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	ss.ss_sp = t->altstack;
+	if (ss.ss_sp)
+		sigaltstack(&ss, NULL);
 }
 
 /* ---- main ------------------------------------------------------------- */
@@ -1230,6 +1685,76 @@ static int read_refused(int fd)
 	return read(fd, buf, sizeof(buf)) < 0 && errno == EINVAL;
 }
 
+/* The line of /proc/self/maps that holds @a, or "" (no mapping). */
+static void maps_line(uint64_t a, char *line, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long lo, hi;
+
+	line[0] = 0;
+	while (f && fgets(line, len, f)) {
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && a >= lo && a < hi) {
+			line[strcspn(line, "\n")] = 0;
+			fclose(f);
+			return;
+		}
+	}
+	line[0] = 0;
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The output pointers a mutation sent out of the thread's scratch (issue
+ * 23, finding 10); with CODECTL_FUZZ_STRAYS, how many fell in a mapping,
+ * a writable one, and were written by the kernel, and each of those.
+ */
+static void print_strays(struct fuzz_thread *th, int nthreads)
+{
+	unsigned long n = 0, mapped = 0, rw = 0, wrote = 0, maybe = 0;
+	unsigned int i, printed = 0;
+	char line[256];
+
+	for (i = 0; i < (unsigned int)nthreads; i++)
+		n += th[i].strays;
+	printf("# %lu QUERY output pointers a mutation sent outside the thread's scratch %s\n",
+	       n, keep_strays ? "left there (CODECTL_FUZZ_STRAYS)" : "put back in it");
+	for (i = 0; i < nr_strays && i < STRAYS_LOGGED; i++) {
+		const struct stray *x = &strays[i];
+		const char *name, *perm;
+		char who[24] = "";
+		uint64_t off = 0;
+		int idx;
+
+		maps_line(x->addr, line, sizeof(line));
+		if (!line[0])
+			continue;
+		perm = strchr(line, ' ');
+		mapped++;
+		if (perm && perm[1] == 'r' && perm[2] == 'w') {
+			rw++;
+			wrote += x->wrote > 0;
+			maybe += x->wrote < 0;
+		}
+		name = region(x->addr, &idx, &off);
+		if (name && idx >= 0)
+			snprintf(who, sizeof(who), "%s %d's ",
+				 strncmp(name, "arena", 5) ? "thread" : "arena", idx);
+		/* Every one written, and the first others. */
+		if (x->wrote || printed++ < 100)
+			printf("# stray: thread %d call %lu %s named %#llx for the kernel to write, answer %s, %s; in %s%s+%#llx; maps: %s\n",
+			       x->thread, x->call, kind_name[x->kind], ULL(x->addr),
+			       x->rc < 0 ? ename(-x->rc) : "success",
+			       x->wrote > 0 ? "written" : x->wrote < 0 ? "perhaps written" : "not written",
+			       who, name ? name : "none of the fuzzer's ranges",
+			       ULL(name ? off : 0), line);
+	}
+	if (keep_strays)
+		printf("# strays: %u logged, %lu in a mapping, %lu in a writable one, the kernel wrote %lu of those (%lu perhaps)\n",
+		       nr_strays < STRAYS_LOGGED ? nr_strays : STRAYS_LOGGED,
+		       mapped, rw, wrote, maybe);
+}
+
 /* The fuzzing process: its TAP lines go into *res. */
 static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		     struct shared_result *res, bool stats_ok,
@@ -1276,6 +1801,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	for (i = 0; i < nthreads; i++) {
 		th[i].idx = i;
 		rng_seed(&th[i].rng, seed, i + 1);
+		rng_seed(&th[i].rng_aim, seed, nthreads + i + 1);
 		th[i].target = calls / nthreads + (i < (int)(calls % nthreads));
 		th[i].scratch = mmap(NULL, SCRATCH_PAGES * g_page, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1288,6 +1814,10 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (th[i].bounds == MAP_FAILED)
 			th[i].bounds = NULL;
+		th[i].altstack = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (th[i].altstack == MAP_FAILED)
+			th[i].altstack = NULL;
 		/* Read-only: no NUL anywhere, so strings run into PROT_NONE. */
 		memset(th[i].scratch + SCRATCH_RW * g_page, 'A', g_page);
 		mprotect(th[i].scratch + SCRATCH_RW * g_page, g_page, PROT_READ);
@@ -1298,7 +1828,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	{
 		struct sigaction sa = {
 			.sa_sigaction = on_fault,
-			.sa_flags = SA_SIGINFO | SA_RESETHAND,
+			.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK,
 		};
 
 		sigaction(SIGSEGV, &sa, NULL);
@@ -1321,6 +1851,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 		remaps += th[i].remaps;
 	}
 	print_histogram(th, nthreads, secs, total, remaps);
+	print_strays(th, nthreads);
 	{
 		unsigned long n[3] = { 0 }, ok[3] = { 0 };
 		uint64_t most = 0;
@@ -1398,6 +1929,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g_page = sysconf(_SC_PAGESIZE);
 	seed = (uint64_t)time(NULL) * 1000003ULL ^ (uint64_t)getpid() << 20;
+	keep_strays = getenv("CODECTL_FUZZ_STRAYS");
+	env = getenv("CODECTL_FUZZ_AIM");
+	if (env)
+		aim_one_in = strtoul(env, NULL, 0);
 	env = getenv("CODECTL_FUZZ_CALLS");
 	if (env && strtoul(env, NULL, 0))
 		calls = strtoul(env, NULL, 0);

@@ -48,7 +48,7 @@ for s in "${series[@]}"; do
 				i=$((i + 1))
 				/tests/fuzz -n "$calls" >/tmp/out 2>&1
 				st=$?
-				grep -E "^# codectl-ioctl-fuzz: seed|^# FAULT|^#   thread|^not ok" /tmp/out
+				grep -E "^# codectl-ioctl-fuzz: seed|^# FAULT|^#   (thread|pc|map)|^not ok" /tmp/out
 				echo "run $i: exit status $st, $(tail -n 1 /tmp/out)"
 				[ $st = 0 ] || fail=$((fail + 1))
 			done
@@ -64,7 +64,7 @@ for s in "${series[@]}"; do
 	fi
 	line=$(grep -a '^soak: ' "$log" | tail -n 1)
 	dline=$(grep -a '^decoder: ' "$log" | tail -n 1)
-	grep -aE '^(run [0-9]+: exit status [^0]|# FAULT|#   thread|# MISMATCH|not ok)' "$log" || true
+	grep -aE '^(run [0-9]+: exit status [^0]|# FAULT|#   (thread|pc)|# MISMATCH|not ok)' "$log" || true
 	echo "soak $s: ${line#soak: }${line:+; }${dline:+$dline; }vm-run: $(grep -a '^vm-run:' "$log" | tail -n 1)"
 	# Each run and the decoder fuzzer count as one test.
 	ok_runs=$(grep -ac '^run [0-9]*: exit status 0,' "$log" || true)
