@@ -41,9 +41,10 @@ static int stall_err(const char *what)
 
 /*
  * A two-page ELF object in a memfd: page 0 the executable PT_LOAD (the
- * headers and a ret), page 1 a read-only PT_LOAD holding PT_GNU_SFRAME,
- * never written (a hole).  Mapped as a loader would, page 1 behind a
- * userfaultfd that reports its first touch and never serves it.
+ * headers and an ioctl() function), page 1 a read-only PT_LOAD holding
+ * PT_GNU_SFRAME, never written (a hole).  Mapped as a loader would, page
+ * 1 behind a userfaultfd that reports its first touch and never serves
+ * it.
  * Returns the uffd, or -1; *@sframe gets the SFrame page's address.
  */
 static int stall_object(uint64_t *sframe)
@@ -80,7 +81,12 @@ static int stall_object(uint64_t *sframe)
 	ph[2] = (Elf64_Phdr){ .p_type = PT_GNU_SFRAME, .p_flags = PF_R,
 			      .p_offset = pg, .p_vaddr = pg, .p_filesz = 64,
 			      .p_memsz = 64, .p_align = 8 };
-	page[pg - 16] = 0xc3;	/* ret */
+	/*
+	 * long f(fd, cmd, arg): ioctl() made from the object's own text, so
+	 * that the unwind it asks for starts at a pc of the object: mov
+	 * $SYS_ioctl, %eax; syscall; ret.
+	 */
+	memcpy(page + pg - 16, "\xb8\x10\x00\x00\x00\x0f\x05\xc3", 8);
 
 	mfd = memfd_create("codectl-stall", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, 2 * pg) ||
@@ -112,6 +118,8 @@ static int stall_object(uint64_t *sframe)
 	return uffd;
 }
 
+typedef long (*stall_ioctl_fn)(long fd, unsigned long cmd, void *arg);
+
 struct stall_info {
 	int uffd;
 	uint64_t sframe;
@@ -120,12 +128,25 @@ struct stall_info {
 /* The child: set the object up, report it, then unwind (discovery). */
 static void stall_child(int wfd)
 {
+	struct codectl_unwind_args a;
 	struct stall_info si;
+	stall_ioctl_fn f;
+	uint64_t ips[4];
 
 	si.uffd = stall_object(&si.sframe);
 	if (write(wfd, &si, sizeof(si)) != sizeof(si) || si.uffd < 0)
 		_exit(2);
-	/* Returning from this runs discovery: every object is examined. */
+	/*
+	 * An unwind from the object's text: its first pc is one no
+	 * registration covers, so the object is examined on the way back,
+	 * whatever this process's other objects have (a sweep of every
+	 * object would reach it too, but only when some pc asks for one).
+	 */
+	f = (stall_ioctl_fn)(uintptr_t)(si.sframe - 16);
+	memset(&a, 0, sizeof(a));
+	a.ips = (uintptr_t)ips;
+	a.max_frames = 4;
+	f(g_fd, CODECTL_IOC_UNWIND, &a);
 	discovery_settle(g_fd);
 	_exit(0);
 }
