@@ -164,7 +164,8 @@ vm_stage() {
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-a "$top/lib/libcodectl-preload.so:/lib/codectl/libcodectl-preload.so" \
 		-a /sbin/ldconfig \
-		-- sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
+		-- env CODECTL_TIME_SCALE=$tmul \
+		sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
