@@ -3,16 +3,18 @@
 #
 # The table "Time per stage" of docs/testing.md, made from a test log:
 #
-#   scripts/test-times.sh [LOG [DOC]]
+#   scripts/test-times.sh [LOG [DOC [MARK]]]
 #
 # LOG: the output of scripts/check.sh ("make check", "make check-vm"...)
 # or the summary it keeps (default: $CODECTL_LOG_DIR or the cache's
 # logs/summary.log, as scripts/check.sh writes it).  Its "time STAGE
 # SECONDS" lines give the times, its "STAGE N passed, N failed (Ns)" lines
 # the counts, its "date ... commit ..." line when and what ran.  The table
-# replaces what stands between <!-- times:begin --> and <!-- times:end -->
-# in DOC (default docs/testing.md); without those markers, or with DOC
-# "-", it is printed instead.
+# replaces what stands between <!-- MARK:begin --> and <!-- MARK:end -->
+# in DOC (default docs/testing.md, MARK times; the debug kernel's run,
+# `make check-debug`, goes between the debug-times markers); without those
+# markers, or with DOC "-", it is printed instead.  The last row's time is
+# the run's own (its stages may overlap: check-debug runs two at once).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,12 +25,13 @@ logs=${CODECTL_LOG_DIR:-$cache/logs}
 	logs=$cache/logs/${top##*/}
 log=${1:-$logs/summary.log}
 doc=${2:-$top/docs/testing.md}
+mark=${3:-times}
 [ -r "$log" ] || die "no log $log (run scripts/check.sh first)"
 grep -q '^time [^ ]* [0-9][0-9]*$' "$log" ||
 	die "$log has no \"time STAGE SECONDS\" line: not a scripts/check.sh log, or one older than its stage times"
 
 table=$(awk '
-	/^=== summary/ { counts = 1; next }
+	/^=== summary/ { counts = 1; wall = $3; gsub(/[^0-9]/, "", wall); next }
 	counts && /^[A-Za-z0-9_.-]+ +[0-9]+ passed, [0-9]+ failed/ {
 		p[$1] = $2; f[$1] = $4
 	}
@@ -45,19 +48,20 @@ table=$(awk '
 			printf "| %s | %s | %s | %d min %02d s |\n", s, p[s], f[s], t / 60, t % 60
 			tp += p[s]; tf += f[s]
 		}
-		printf "| all %d stages | %d | %d | %d min %02d s |\n", n, tp, tf, total / 60, total % 60
+		if (wall == "") wall = total
+		printf "| all %d stages | %d | %d | %d min %02d s |\n", n, tp, tf, wall / 60, wall % 60
 	}' "$log")
 
-if [ "$doc" = - ] || ! grep -q '^<!-- times:begin -->$' "$doc" ||
-   ! grep -q '^<!-- times:end -->$' "$doc"; then
+if [ "$doc" = - ] || ! grep -q "^<!-- $mark:begin -->\$" "$doc" ||
+   ! grep -q "^<!-- $mark:end -->\$" "$doc"; then
 	printf '%s\n' "$table"
 	exit 0
 fi
 tmp=$(mktemp "$doc.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
-awk -v table="$table" '
-	/^<!-- times:begin -->$/ { print; print table; skip = 1; next }
-	/^<!-- times:end -->$/ { skip = 0 }
+awk -v table="$table" -v begin="<!-- $mark:begin -->" -v end="<!-- $mark:end -->" '
+	$0 == begin { print; print table; skip = 1; next }
+	$0 == end { skip = 0 }
 	!skip' "$doc" >"$tmp"
 mv "$tmp" "$doc"
 trap - EXIT
