@@ -25,6 +25,7 @@
 #
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
 # is not cached; long, see README), then on it build-debug-6.12,
+# checkers-debug-6.12 (each checker's canary must be caught),
 # vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
 # bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12
 # and fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
@@ -202,6 +203,40 @@ tracers_stage() {
 		-- sh /tests/tracers.sh /codectl.ko /codectl_test.ko
 }
 
+# --debug: each checker's canary (tests/vm/testmod/canary.c: insmod
+# codectl_test.ko canary=NAME) in a guest of its own must give that
+# checker's report and vm-run's verdict on it (exit status 125): a clean
+# log of the other stages then means the checkers ran and found nothing.
+checkers_stage() {
+	local series=$1 consumer ko testmod c name want log rc p=0 f=0
+	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
+	ko=$(dirname "$consumer")/../module/codectl.ko
+	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+	for c in 'kasan:BUG: KASAN: slab-out-of-bounds' \
+		 'sleep:BUG: sleeping function called from invalid context' \
+		 'lockdep:WARNING: possible circular locking dependency detected' \
+		 'leak:unreferenced object 0x'; do
+		name=${c%%:*} want=${c#*:}
+		log=$logs/checkers-$series-$name.log
+		# The leak is reported by the scans after the command, once
+		# the object is 5 s old.
+		"$top/scripts/vm-run.sh" -k "$series" -t $((300 * tmul)) -m $vm_mem \
+			-a "$ko:/codectl.ko" -a "$testmod:/codectl_test.ko" -- \
+			"insmod /codectl.ko && ! insmod /codectl_test.ko canary=$name && sleep 6 && rmmod codectl" \
+			>"$log" 2>&1
+		rc=$?
+		if [ $rc -eq 125 ] && grep -aq "$want" "$log"; then
+			echo "ok - canary $name: \"$want\" reported, the guest failed"
+			p=$((p + 1))
+		else
+			echo "not ok - canary $name: vm-run exit $rc, \"$want\" $(grep -aq "$want" "$log" && echo found || echo missing) ($log)"
+			f=$((f + 1))
+		fi
+	done
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+}
+
 # The kernel's verdict (CHECK_SFRAME) on every real fixture.
 files_stage() {
 	local series=$1 ko fx=$cache/sframe-fixtures a=() t files
@@ -271,6 +306,7 @@ for s in "$@"; do
 		# The tracer tests beside the guest suite, then the fuzzers
 		# at length (1M ioctls, 10M decoder executions).
 		run_stage_bg "tracers-$s" tracers_stage "$s"
+		run_stage "checkers-$s" checkers_stage "$s"
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
 			SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000

@@ -76,6 +76,9 @@ static int __init codectl_test_init(void)
 {
 	int ret;
 
+	ret = codectl_test_canary();
+	if (ret)
+		return ret;
 	ret = codectl_harness_init();
 	if (ret)
 		return ret;

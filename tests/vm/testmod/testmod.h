@@ -25,4 +25,7 @@ long codectl_selftest_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg);
 void codectl_selftest_exit(void);
 
+/* canary.c: the canary= parameter (the debug kernel's checkers) */
+int codectl_test_canary(void);
+
 #endif /* CODECTL_TESTMOD_H */
