@@ -10,11 +10,11 @@
  * nothing here runs.
  *
  *   kasan    a read one byte past a kmalloc()ed object
- *   sleep    msleep() with preemption disabled (DEBUG_ATOMIC_SLEEP)
+ *   sleep    a GFP_KERNEL allocation with preemption disabled
+ *            (DEBUG_ATOMIC_SLEEP: the allocation may sleep)
  *   lockdep  two mutexes taken in both orders
  *   leak     a kmalloc()ed object whose last pointer is dropped
  */
-#include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -45,9 +45,12 @@ static noinline void canary_kasan(void)
 
 static noinline void canary_sleep(void)
 {
+	void *p;
+
 	preempt_disable();
-	msleep(1);
+	p = kmalloc(64, GFP_KERNEL);
 	preempt_enable();
+	kfree(p);
 }
 
 static noinline void canary_lockdep(void)
