@@ -75,6 +75,34 @@ fi
 
 mkdir -p "$out"
 out=$(readlink -f "$out")
+# One build at a time in a directory (stages of scripts/check.sh --debug
+# run side by side), and none when the same sources were built there
+# already without extra arguments: the second caller gets the path of the
+# modules the first built, not a directory emptied under a guest that is
+# copying them.  A build with extra arguments (C=2 W=1) always runs, for
+# its output, and leaves no stamp.
+exec 8>"$out.lock"
+flock 8
+# sources_hash DIR...: what a build of these depends on, the kernel's
+# configuration included.
+sources_hash() {
+	find "$@" "$kdir/include/config/auto.conf" "$kdir/include/config/kernel.release" \
+		-type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
+}
+want_module=$(sources_hash "$top/Kbuild" "$top/module" "$top/shared" "$top/uapi")
+want=$want_module stamp=$out/.stamp
+if [ -n "$consumer" ]; then
+	want=$(sources_hash "$top/Kbuild" "$top/module" "$top/shared" "$top/uapi" \
+		"$top/tests/vm/consumer" "$top/tests/vm/testmod")
+	stamp=$out/.stamp-consumer
+fi
+ko=$out/module/codectl.ko
+[ -z "$consumer" ] || ko=$out/consumer/codectl-consumer.ko
+if [ $# -eq 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$ko" ]; then
+	echo "$ko"
+	exit 0
+fi
+rm -f "$out/.stamp" "$out/.stamp-consumer"
 # Mirror the module's sources (and only them); stale copies are removed.
 rm -rf "$out/module" "$out/shared" "$out/uapi"
 cp -a "$top/Kbuild" "$out/"
@@ -97,6 +125,7 @@ kbuild() {
 
 kbuild "$out" "$@"
 if [ -z "$consumer" ]; then
+	[ $# -gt 0 ] || echo "$want" >"$stamp"
 	echo "$out/module/codectl.ko"
 	exit 0
 fi
@@ -113,4 +142,8 @@ rm -rf "$out/testmod"
 cp -a "$top/tests/vm/testmod" "$out/testmod"
 find "$out/testmod" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 kbuild "$out/testmod" KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" "$@"
+if [ $# -eq 0 ]; then
+	echo "$want" >"$stamp"
+	echo "$want_module" >"$out/.stamp"	# codectl.ko was built too
+fi
 echo "$out/consumer/codectl-consumer.ko"
