@@ -271,6 +271,7 @@ fi
 bg=() bg_dir=$logs/.stages
 run_stage_bg() {
 	mkdir -p "$bg_dir"
+	rm -f "$bg_dir/$1.fail"
 	(
 		total_p=0 total_f=0 summary=() failures=() times=()
 		run_stage "$@" >"$bg_dir/$1.out" 2>&1
@@ -278,7 +279,7 @@ run_stage_bg() {
 			echo "$total_p $total_f"
 			printf '%s\n' "${summary[@]}" "${times[@]}"
 		} >"$bg_dir/$1.res"
-		printf '%s\n' "${failures[@]}" >"$bg_dir/$1.fail"
+		[ ${#failures[@]} -eq 0 ] || printf '%s\n' "${failures[@]}" >"$bg_dir/$1.fail"
 	) &
 	bg+=("$1")
 	echo "=== $1 (in the background: its output follows when it ends)"

