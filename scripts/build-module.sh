@@ -89,15 +89,13 @@ sources_hash() {
 	find "$@" "$kdir/include/config/auto.conf" "$kdir/include/config/kernel.release" \
 		-type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
 }
-want_module=$(sources_hash "$top/Kbuild" "$top/module" "$top/shared" "$top/uapi")
-want=$want_module stamp=$out/.stamp
+module_srcs=("$top/Kbuild" "$top/module" "$top/shared" "$top/uapi")
+want_module=$(sources_hash "${module_srcs[@]}")
+want=$want_module stamp=$out/.stamp ko=$out/module/codectl.ko
 if [ -n "$consumer" ]; then
-	want=$(sources_hash "$top/Kbuild" "$top/module" "$top/shared" "$top/uapi" \
-		"$top/tests/vm/consumer" "$top/tests/vm/testmod")
-	stamp=$out/.stamp-consumer
+	want=$(sources_hash "${module_srcs[@]}" "$top/tests/vm/consumer" "$top/tests/vm/testmod")
+	stamp=$out/.stamp-consumer ko=$out/consumer/codectl-consumer.ko
 fi
-ko=$out/module/codectl.ko
-[ -z "$consumer" ] || ko=$out/consumer/codectl-consumer.ko
 if [ $# -eq 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$ko" ]; then
 	echo "$ko"
 	exit 0
@@ -126,7 +124,7 @@ kbuild() {
 kbuild "$out" "$@"
 if [ -z "$consumer" ]; then
 	[ $# -gt 0 ] || echo "$want" >"$stamp"
-	echo "$out/module/codectl.ko"
+	echo "$ko"
 	exit 0
 fi
 # --consumer: the test module of tests/vm/consumer, a user of codectl's
@@ -146,4 +144,4 @@ if [ $# -eq 0 ]; then
 	echo "$want" >"$stamp"
 	echo "$want_module" >"$out/.stamp"	# codectl.ko was built too
 fi
-echo "$out/consumer/codectl-consumer.ko"
+echo "$ko"

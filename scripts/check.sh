@@ -140,14 +140,20 @@ build_stage() {
 	[ "$f" -eq 0 ]
 }
 
+# test_modules SERIES: build codectl.ko and the test modules for SERIES
+# (build-module.sh --consumer) and set ko, consumer and testmod to them.
+test_modules() {
+	consumer=$("$top/scripts/build-module.sh" --consumer "$1") || return 1
+	ko=$(dirname "$consumer")/../module/codectl.ko
+	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+}
+
 # The guest suite for one kernel.
 vm_stage() {
 	local series=$1 ko consumer testmod prog a=()
 	# codectl.ko, the test module using its exported API, and the test
 	# facilities' module (codectl_test.ko, never packaged).
-	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
-	ko=$(dirname "$consumer")/../module/codectl.ko
-	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+	test_modules "$series" || return 1
 	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm decoder-fuzz; do
 		a+=(-a "$top/tests/vm/$prog:/tests/$prog")
 	done
@@ -175,9 +181,7 @@ vm_stage() {
 # has it (the guest has only /lib64's): it is copied there too.
 tracers_stage() {
 	local series=$1 ko consumer testmod t a=()
-	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
-	ko=$(dirname "$consumer")/../module/codectl.ko
-	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+	test_modules "$series" || return 1
 	for t in /usr/bin/perf /usr/bin/trace-cmd /usr/bin/bpftrace \
 		 /usr/lib/x86_64-linux-gnu/traceevent; do
 		[ -e "$t" ] || { echo "not ok - $t is missing (scripts/setup.sh)"; return 1; }
@@ -209,9 +213,7 @@ tracers_stage() {
 # log of the other stages then means the checkers ran and found nothing.
 checkers_stage() {
 	local series=$1 consumer ko testmod c name want log rc p=0 f=0
-	consumer=$("$top/scripts/build-module.sh" --consumer "$series") || return 1
-	ko=$(dirname "$consumer")/../module/codectl.ko
-	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+	test_modules "$series" || return 1
 	for c in 'kasan:BUG: KASAN: slab-out-of-bounds' \
 		 'sleep:BUG: sleeping function called from invalid context' \
 		 'lockdep:WARNING: possible circular locking dependency detected' \
