@@ -890,8 +890,8 @@ static void codectl_walk_resched(struct codectl_walk *w)
  *
  * Lock-free and allocation-free in @nofault mode.  On return @w->f is
  * frame 0, or @w->stop says why there is none (CODECTL_STOP_NO_USER: a
- * kernel thread, an exiting task, no user registers; NOT_CODE: the pc is
- * not in code, as in an exec between the new mm and the new registers).
+ * kernel thread, an exiting task, no user registers; NOT_CODE: in an
+ * exec, between the new mm and the new registers, the pc is not in code).
  */
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault)
@@ -945,10 +945,13 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 		w->set = codectl_mm_snapshot(current->mm);
 	}
 	/*
-	 * Frame 0 too: during an exec, the registers are still the old
-	 * program's while the mm is the new one.
+	 * Frame 0 is where the task entered the kernel: code, except during
+	 * an exec, when the registers are still the old program's while the
+	 * mm is the new one.  Then it is checked as callers are.  (Not at
+	 * other times: a process nothing is registered for knows only its
+	 * executable's text as code, and its leaf in a library would go.)
 	 */
-	if (READ_ONCE(codectl_check_callers) &&
+	if (current->in_execve && READ_ONCE(codectl_check_callers) &&
 	    !codectl_code_or_ask(w, w->f.ip)) {
 		w->frames[CODECTL_FRAME_REGS] = 0;
 		w->stop = CODECTL_STOP_NOT_CODE;
