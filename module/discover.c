@@ -311,6 +311,17 @@ static void file_negative_clear(void)
 	spin_unlock(&file_negative_lock);
 }
 
+/**
+ * codectl_discover_forget_files() - forget the files nothing could cover
+ *
+ * A helper attached to the demand queue (demand.c): files met while
+ * none was are examined, and queued, again.
+ */
+void codectl_discover_forget_files(void)
+{
+	file_negative_clear();
+}
+
 /* Refusals that depend on the file's content alone. */
 static bool discovery_reason_of_file(int r)
 {
@@ -478,6 +489,19 @@ out:
 static int discovery_register(struct discovery_obj *o);
 
 /*
+ * Registered without SFrame: queued for the helper (demand.c), which may
+ * import a section synthesised from its .eh_frame.  If the queue had no
+ * room, the helper hears of the loss and looks at the running processes
+ * itself, this one among them.
+ */
+static void discovery_without_sframe(struct discovery_obj *o)
+{
+	atomic64_inc(&discovery_stats.without_sframe);
+	codectl_demand_queue(o->of.file, o->of.vm_start, o->vm_end,
+			     o->of.vm_off);
+}
+
+/*
  * Examine the object at @o->pc of @mm; 0 when registered, DISCOVERY_LATER when
  * it has no SFrame and @mm no registry, else a reason.
  */
@@ -529,7 +553,7 @@ static int discovery_register(struct discovery_obj *o)
 	else if (o->of.src.sframe_start)
 		atomic64_inc(&discovery_stats.with_sframe);
 	else
-		atomic64_inc(&discovery_stats.without_sframe);
+		discovery_without_sframe(o);
 	return 0;
 }
 
@@ -617,20 +641,40 @@ static bool discovery_one(struct discovery_batch *b, u64 pc)
 	return true;
 }
 
+/* Does a registration of @mm cover @pc (the sweep registered it)? */
+static bool discovery_covered(struct codectl_mm *cmm, u64 pc)
+{
+	struct codectl_reg *reg = codectl_mm_next(cmm, pc);
+	bool covered = reg && reg->text_start <= pc;
+
+	if (reg)
+		codectl_reg_put(reg);
+	return covered;
+}
+
 /*
  * The batch's objects without SFrame: registered if the mm now has a
- * registry, else remembered by their files.
+ * registry, else remembered by their files.  One the sweep registered
+ * meanwhile (it examined the object again once the mm had a registry)
+ * is left as it is: a refusal would leave a negative entry over it, and
+ * that would keep it from an import forever.
  */
 static void discovery_finish(struct discovery_batch *b)
 {
-	bool registry = codectl_mm_find(b->mm);
+	struct codectl_mm *cmm = codectl_mm_find(b->mm);
+	bool registry = cmm;
 	struct discovery_obj *o, *t;
 	int r;
 
 	list_for_each_entry_safe(o, t, &b->later, later) {
 		list_del(&o->later);
-		if (!registry) {
-			file_negative_add(o->of.file, o->gen);
+		if (registry && discovery_covered(cmm, o->pc)) {
+			atomic64_inc(&discovery_stats.covered);
+		} else if (!registry) {
+			/* Not remembered when the queue had no room for it. */
+			if (codectl_demand_queue(o->of.file, o->of.vm_start,
+						 o->vm_end, o->of.vm_off))
+				file_negative_add(o->of.file, o->gen);
 			atomic64_inc(&discovery_stats.unregistered);
 		} else {
 			r = discovery_register(o);

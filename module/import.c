@@ -10,6 +10,7 @@
  * refcounted hash table under a spinlock; no NMI or interrupt context.
  * More: docs/design.md, "System-wide imports".
  */
+#include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/dcache.h>
 #include <linux/file.h>
@@ -17,6 +18,7 @@
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/namei.h>
 #include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
@@ -236,6 +238,66 @@ static unsigned int codectl_import_drop(const struct codectl_file_id *id)
 	return n;
 }
 
+/* Does @imp's path still lead to its file (the caller's namespace)? */
+static bool codectl_import_exists(const struct codectl_import *imp)
+{
+	struct codectl_file_id id;
+	struct path path;
+	bool same;
+
+	if (!imp->pathname)
+		return true;	/* nothing to look at: kept */
+	if (kern_path(imp->pathname, LOOKUP_FOLLOW, &path))
+		return false;
+	codectl_file_id(d_inode(path.dentry), &id);
+	same = !memcmp(&id, &imp->obj.id, sizeof(id));
+	path_put(&path);
+	return same;
+}
+
+/* CODECTL_IMPORT_PRUNE: drop imports of files gone; how many. */
+static long codectl_import_prune(void)
+{
+	struct codectl_import **v, *imp;
+	unsigned int n = 0, max, i, bkt;
+	long dropped = 0;
+
+	spin_lock(&codectl_import_lock);
+	max = codectl_import_count;
+	spin_unlock(&codectl_import_lock);
+	v = kvcalloc(max ?: 1, sizeof(*v), GFP_KERNEL_ACCOUNT);
+	if (!v)
+		return -ENOMEM;
+	spin_lock(&codectl_import_lock);
+	hash_for_each(codectl_import_table, bkt, imp, node) {
+		if (n == max)
+			break;	/* imported meanwhile: the next prune's */
+		refcount_inc(&imp->ref);
+		v[n++] = imp;
+	}
+	spin_unlock(&codectl_import_lock);
+	for (i = 0; i < n; i++) {
+		bool drop = false;
+
+		imp = v[i];
+		if (!fatal_signal_pending(current) &&
+		    !codectl_import_exists(imp)) {
+			spin_lock(&codectl_import_lock);
+			if (!imp->gone) {
+				codectl_import_unhash(imp);
+				drop = true;
+				dropped++;
+			}
+			spin_unlock(&codectl_import_lock);
+		}
+		if (drop)
+			codectl_import_put(imp);	/* the store's */
+		codectl_import_put(imp);
+	}
+	kvfree(v);
+	return dropped;
+}
+
 /*
  * Does @new replace @imp: the same file, or the same pathname (an
  * upgraded library renamed over the old one)?
@@ -395,12 +457,14 @@ long codectl_import_ioctl(const void __user *uinfo, size_t usize)
 	if (ret)
 		return ret;
 	if ((info.flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
-	    info.flags == CODECTL_IMPORT_FLAGS_ALL || info.__reserved)
+	    hweight32(info.flags) > 1 || info.__reserved)
 		return -EINVAL;
 	if (info.flags & CODECTL_IMPORT_CLEAR) {
 		codectl_import_drop(NULL);
 		return 0;
 	}
+	if (info.flags & CODECTL_IMPORT_PRUNE)
+		return codectl_import_prune();
 	file = fget(info.fd);
 	if (!file)
 		return -EBADF;

@@ -633,6 +633,19 @@ void codectl_discover_request(u64 pc);
 int codectl_discover_init(void);
 void codectl_discover_exit(void);
 int codectl_discover_show(struct seq_file *m, void *v);
+void codectl_discover_forget_files(void);
+
+/* demand.c: the demand queue */
+struct poll_table_struct;
+bool codectl_demand_queue(struct file *file, u64 vm_start, u64 vm_end,
+			  u64 vm_off);
+long codectl_demand_attach(struct file *file);
+void codectl_demand_release(struct file *file);
+ssize_t codectl_demand_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos);
+__poll_t codectl_demand_poll(struct file *file,
+			     struct poll_table_struct *wait);
+int codectl_demand_show(struct seq_file *m, void *v);
 
 /* objfile.c */
 int codectl_objfile_read_mapped(struct codectl_objfile *o);

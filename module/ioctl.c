@@ -293,6 +293,10 @@ long codectl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!perfmon_capable())
 			return -EPERM;
 		return codectl_hooks_ioctl((void __user *)arg, _IOC_SIZE(cmd));
+	case CODECTL_IOC_NOSIZE(CODECTL_IOC_DEMAND):
+		if (cmd != CODECTL_IOC_DEMAND)
+			return -ENOTTY;
+		return codectl_demand_attach(file);
 	case CODECTL_IOC_NOSIZE(CODECTL_IOC_IMPORT):
 		if (!codectl_ioc_size_ok(cmd, CODECTL_IMPORT_INFO_SIZE_VER0))
 			return -ENOTTY;

@@ -15,9 +15,18 @@
 
 struct codectl_stats codectl_stats;
 
+static int codectl_release(struct inode *inode, struct file *file)
+{
+	codectl_demand_release(file);
+	return 0;
+}
+
 static const struct file_operations codectl_fops = {
 	.owner		= THIS_MODULE,
 	.unlocked_ioctl	= codectl_ioctl,
+	.read		= codectl_demand_read,
+	.poll		= codectl_demand_poll,
+	.release	= codectl_release,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
@@ -73,6 +82,7 @@ DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
 DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
 DEFINE_SHOW_ATTRIBUTE(codectl_discover);
 DEFINE_SHOW_ATTRIBUTE(codectl_imports);
+DEFINE_SHOW_ATTRIBUTE(codectl_demand);
 
 static struct dentry *codectl_debugfs;
 
@@ -105,6 +115,8 @@ static int __init codectl_init(void)
 			    &codectl_imports_fops);
 	debugfs_create_file("hooks", 0444, codectl_debugfs, NULL,
 			    &codectl_hooks_fops);
+	debugfs_create_file("demand", 0444, codectl_debugfs, NULL,
+			    &codectl_demand_fops);
 	/* Last: from here on perf, BPF and ftrace see our stacks. */
 	codectl_hooks_init();
 	pr_info("codectl: /dev/codectl ready (ABI %d)\n", CODECTL_ABI_VERSION);

@@ -57,8 +57,10 @@
  *      (tests/vm/testmod, never installed): CODECTL_IOC_UNWIND_REQUEST
  *      and read()/poll() of trace records, CODECTL_IOC_SELFTEST_START and
  *      _STOP, CODECTL_UNWIND_NOFAULT (now EINVAL)
+ *   4  the demand queue: CODECTL_IOC_DEMAND, read()/poll() of struct
+ *      codectl_demand records
  */
-#define CODECTL_ABI_VERSION		3
+#define CODECTL_ABI_VERSION		4
 
 /* Path of the device node. */
 #define CODECTL_DEVICE			"/dev/codectl"
@@ -856,7 +858,8 @@ struct codectl_hook_stats {
 /* codectl_import_info.flags */
 #define CODECTL_IMPORT_REMOVE		0x1u	/* drop @fd's import */
 #define CODECTL_IMPORT_CLEAR		0x2u	/* drop every import */
-#define CODECTL_IMPORT_FLAGS_ALL	0x3u
+#define CODECTL_IMPORT_PRUNE		0x4u	/* drop those of files gone */
+#define CODECTL_IMPORT_FLAGS_ALL	0x7u
 
 /**
  * struct codectl_import_info - CODECTL_IOC_IMPORT: import a synthesised
@@ -872,8 +875,11 @@ struct codectl_hook_stats {
  *		reports, with CODECTL_ORIGIN_DISCOVERED | CODECTL_ORIGIN_SYNTH)
  * @fd:		the object's file, opened for reading (a regular file,
  *		64-bit x86-64 ELF, not open for writing anywhere)
- * @flags:	0, CODECTL_IMPORT_REMOVE (@fd only) or CODECTL_IMPORT_CLEAR
- *		(nothing else is read)
+ * @flags:	0, CODECTL_IMPORT_REMOVE (@fd only), CODECTL_IMPORT_CLEAR
+ *		or CODECTL_IMPORT_PRUNE (ABI 4: nothing else is read; drops
+ *		the imports whose path, resolved in the caller's mount
+ *		namespace, no longer leads to the file imported, and returns
+ *		how many)
  * @__reserved:	(VER1) must be 0 (EINVAL); callers built with an older
  *		header have a struct of CODECTL_IMPORT_INFO_SIZE_VER0 bytes
  *		and an ioctl number of that size, which the module still
@@ -894,7 +900,7 @@ struct codectl_hook_stats {
  *
  * Errors:
  *   EPERM    the caller lacks CAP_SYS_ADMIN.
- *   EINVAL   unknown @flags or both of them, a non-zero @__reserved;
+ *   EINVAL   unknown @flags or more than one, a non-zero @__reserved;
  *            @sframe_vaddr 0, not page
  *            aligned, or the section would wrap or end above the user
  *            address space; @sframe_size 0.
@@ -939,5 +945,78 @@ struct codectl_import_info {
 					      struct codectl_hook_stats)
 #define CODECTL_IOC_IMPORT		_IOW(CODECTL_IOC_MAGIC, 0x46, \
 					     struct codectl_import_info)
+
+/*
+ * On-demand synthesis: the demand queue.
+ *
+ * When discovery meets an executable file mapping with neither an SFrame
+ * section nor an import, the module queues the file for a privileged
+ * helper (codectl daemon), which synthesises SFrame from its .eh_frame
+ * and imports it (CODECTL_IOC_IMPORT); the unwinds that follow use it.
+ * The helper attaches an open /dev/codectl as the queue's one reader with
+ * CODECTL_IOC_DEMAND, then read()s struct codectl_demand records from it
+ * (whole records only; O_NONBLOCK gives EAGAIN when the queue is empty)
+ * and poll()s it (POLLIN).  Closing the file detaches it.  The queue is
+ * bounded (256 records); the kernel never waits for the reader:
+ *  - with a reader attached, a file that does not fit is dropped and not
+ *    remembered as hopeless, so the next unwind that meets it queues it
+ *    again; the reader gets a record with CODECTL_DEMAND_OVERFLOW (no
+ *    file) telling it to look at the running processes itself;
+ *  - without one, the oldest record makes room; attaching clears what
+ *    discovery remembered of files it could not cover (they are queued
+ *    again when met) and, if records were lost, starts with an
+ *    CODECTL_DEMAND_OVERFLOW record.
+ *
+ * Errors of CODECTL_IOC_DEMAND: EPERM (no CAP_SYS_ADMIN), EBUSY (another
+ * file is attached), EOPNOTSUPP (the caller is not in the initial pid
+ * namespace: records carry its pids).  read() of a file not attached:
+ * EINVAL.
+ */
+
+/* codectl_demand.flags */
+#define CODECTL_DEMAND_OVERFLOW		0x1u	/* records were lost */
+#define CODECTL_DEMAND_PATH_CUT		0x2u	/* @path too long: empty */
+
+#define CODECTL_DEMAND_PATH_MAX		256
+
+/**
+ * struct codectl_demand - a file an unwind met that nothing covers
+ * @ino:	its inode number
+ * @dev:	its device, as stat(2)'s st_dev
+ * @size:	its size
+ * @mtime_sec:	its mtime
+ * @mtime_nsec:	nanoseconds of it
+ * @gen:	its inode generation
+ * @pid:	a process (thread group id, initial pid namespace) that maps
+ *		it at @vm_start..@vm_end: /proc/@pid/map_files/ opens the
+ *		very file, in any mount namespace
+ * @flags:	CODECTL_DEMAND_*
+ * @vm_start:	start of the executable mapping
+ * @vm_end:	end of it
+ * @vm_pgoff:	its file offset, in bytes
+ * @__reserved:	0
+ * @path:	the file's path as the process sees it (d_path), NUL
+ *		terminated, or empty
+ *
+ * The identity (@dev, @ino, @gen, @size, @mtime_*) is the one imports
+ * are keyed by: a helper checks the file it opens against it.
+ */
+struct codectl_demand {
+	__u64 ino;
+	__u64 dev;
+	__s64 size;
+	__s64 mtime_sec;
+	__u32 mtime_nsec;
+	__u32 gen;
+	__u32 pid;
+	__u32 flags;
+	__u64 vm_start;
+	__u64 vm_end;
+	__u64 vm_pgoff;
+	__u64 __reserved;
+	char path[CODECTL_DEMAND_PATH_MAX];
+};
+
+#define CODECTL_IOC_DEMAND		_IO(CODECTL_IOC_MAGIC, 0x47)
 
 #endif /* _UAPI_LINUX_CODECTL_H */
