@@ -89,16 +89,13 @@ static int import_ioctl(struct codectl_import_info *info)
 	return ret;
 }
 
-CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,
-				       struct codectl_synth_stats *stats)
+CODECTL_EXPORT int codectl_import_synth(int fd, void **sec, size_t *size,
+					uint64_t *vaddr,
+					struct codectl_synth_stats *stats)
 {
-	struct codectl_import_info info;
 	struct import_layout l;
-	size_t size;
-	void *sec;
-	int ret, saved;
 
-	if (fd < 0 || flags) {
+	if (fd < 0 || !sec || !size || !vaddr) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -108,17 +105,44 @@ CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,
 		errno = EEXIST;
 		return -1;
 	}
-	memset(&info, 0, sizeof(info));
 	/* Past every segment, where nothing of the object is mapped. */
-	info.sframe_vaddr = (l.load_end + IMPORT_PAGE - 1) & ~(IMPORT_PAGE - 1);
-	if (codectl__sframe_synth_range(fd, 0, l.text_lo, l.text_hi,
-					info.sframe_vaddr, 0, &sec, &size,
-					stats))
+	*vaddr = (l.load_end + IMPORT_PAGE - 1) & ~(IMPORT_PAGE - 1);
+	return codectl__sframe_synth_range(fd, 0, l.text_lo, l.text_hi, *vaddr,
+					   0, sec, size, stats);
+}
+
+CODECTL_EXPORT int codectl_import_sframe(int fd, const void *sec, size_t size,
+					 uint64_t vaddr)
+{
+	struct codectl_import_info info;
+
+	if (fd < 0 || !sec || !size) {
+		errno = EINVAL;
 		return -1;
+	}
+	memset(&info, 0, sizeof(info));
 	info.sframe = (uint64_t)(uintptr_t)sec;
 	info.sframe_size = size;
+	info.sframe_vaddr = vaddr;
 	info.fd = fd;
-	ret = import_ioctl(&info);
+	return import_ioctl(&info);
+}
+
+CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,
+				       struct codectl_synth_stats *stats)
+{
+	uint64_t vaddr;
+	size_t size;
+	void *sec;
+	int ret, saved;
+
+	if (fd < 0 || flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (codectl_import_synth(fd, &sec, &size, &vaddr, stats))
+		return -1;
+	ret = codectl_import_sframe(fd, sec, size, vaddr);
 	saved = errno;
 	free(sec);
 	errno = saved;

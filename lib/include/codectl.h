@@ -389,6 +389,35 @@ int codectl_import_file(int fd, unsigned int flags,
 			struct codectl_synth_stats *stats);
 
 /*
+ * codectl_import_synth - what codectl_import_file() would import, kept
+ * @fd:		the object's file
+ * @sec:	out: the section (free() it)
+ * @size:	out: its size
+ * @vaddr:	out: the link-time address it is built for
+ * @stats:	out, may be NULL: what synthesis covered
+ *
+ * codectl_import_file() in two steps, for a caller that keeps the
+ * section (codectl daemon's cache): this synthesis, then
+ * codectl_import_sframe().  Needs no module.  Returns 0, or -1 with the
+ * errno codectl_import_file() would give before its ioctl.
+ */
+int codectl_import_synth(int fd, void **sec, size_t *size, uint64_t *vaddr,
+			 struct codectl_synth_stats *stats);
+
+/*
+ * codectl_import_sframe - import a section for the file open at @fd
+ * @fd:		the object's file
+ * @sec:	the section codectl_import_synth() gave for that file
+ * @size:	its size
+ * @vaddr:	the address it was built for
+ *
+ * CODECTL_IOC_IMPORT.  The module checks the section against the file
+ * as for codectl_import_file(), whose errors this returns (-1, errno).
+ */
+int codectl_import_sframe(int fd, const void *sec, size_t size,
+			  uint64_t vaddr);
+
+/*
  * codectl_import_remove - drop the import of the file open at @fd
  *
  * Returns 0, or -1 with errno (ENOENT: it has none; EPERM; EBADF).
