@@ -34,6 +34,10 @@
  *   codectl import FILE... | --system | --remove FILE... | --clear | --list
  *                            SFrame synthesised for object files, handed
  *                            to the module for every process (import.c)
+ *   codectl daemon [...]     the same on demand, for every object an
+ *                            unwind meets (daemon.c)
+ *   codectl status           will stacks be complete, and if not why
+ *                            (status.c)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -50,7 +54,7 @@
 
 #include <codectl.h>
 
-#include "import.h"
+#include "commands.h"
 
 #define STATS_PATH "/sys/kernel/debug/codectl/stats"
 
@@ -472,7 +476,9 @@ static void usage(FILE *f)
 	      "       synth [-o OUT] [-a ADDR] [-n N] FILE... | "
 	      "synth -c FILE... |\n"
 	      "       import FILE... | import --system | import --remove FILE... | "
-	      "import --clear | import --list\n", f);
+	      "import --clear | import --list |\n"
+	      "       daemon [--cache DIR] [--cache-max BYTES] [--state FILE] | "
+	      "status\n", f);
 }
 
 int main(int argc, char **argv)
@@ -481,6 +487,10 @@ int main(int argc, char **argv)
 		return cmd_synth(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return cmd_import(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "daemon"))
+		return cmd_daemon(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "status"))
+		return cmd_status(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "self") && !strcmp(argv[2], "--all"))
 		return cmd_self(1);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "list")) {

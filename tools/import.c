@@ -26,7 +26,7 @@
 
 #include <codectl.h>
 
-#include "import.h"
+#include "commands.h"
 
 #define LD_SO_CACHE	"/etc/ld.so.cache"
 #define IMPORTS_PATH	"/sys/kernel/debug/codectl/imports"
