@@ -46,7 +46,8 @@
 #                         time (codectl synth -n 9; a benchmark)
 #   make install          lib, headers, tools, man pages under $(PREFIX)
 #   make install-system   udev rule, modprobe.d example, modules-load.d
-#                         entry, the codectl-import systemd units
+#                         entry, the codectl-import and codectl-daemon
+#                         systemd units
 #                         under $(DESTDIR)/ (for packagers; the module
 #                         itself is installed by dkms)
 #   make packages         .debs (debian/) and RPMs (packaging/rpm/) into
@@ -170,6 +171,7 @@ install-system:
 	install -D -m 644 packaging/modules-load.conf $(DESTDIR)/etc/modules-load.d/codectl.conf
 	install -D -m 644 packaging/codectl-import.service $(DESTDIR)$(SYSTEMDUNITDIR)/codectl-import.service
 	install -D -m 644 packaging/codectl-import.path $(DESTDIR)$(SYSTEMDUNITDIR)/codectl-import.path
+	install -D -m 644 packaging/codectl-daemon.service $(DESTDIR)$(SYSTEMDUNITDIR)/codectl-daemon.service
 
 packages:
 	scripts/pkg-build.sh $(PKGDIR)

@@ -198,7 +198,8 @@ state)
 	for f in /etc/modprobe.d/codectl.conf /etc/modules-load.d/codectl.conf \
 		 /usr/lib/udev/rules.d/60-codectl.rules /usr/bin/codectl /usr/bin/codectl-stackdemo \
 		 /usr/lib/x86_64-linux-gnu/libcodectl.so.1 \
-		 /lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path; do
+		 /lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path \
+		 /lib/systemd/system/codectl-daemon.service; do
 		[ ! -e "$f" ] || { mkdir -p "$d/files$(dirname "$f")"; cp -L "$f" "$d/files$f"; }
 	done
 	# The units deb-systemd-helper enabled (no systemd runs in the root).
@@ -287,17 +288,19 @@ for series in "$@"; do
 	for f in /etc/modprobe.d/codectl.conf /etc/modules-load.d/codectl.conf \
 		/usr/lib/udev/rules.d/60-codectl.rules /usr/bin/codectl /usr/bin/codectl-stackdemo \
 		/usr/lib/x86_64-linux-gnu/libcodectl.so.1 \
-		/lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path; do
+		/lib/systemd/system/codectl-import.service /lib/systemd/system/codectl-import.path \
+		/lib/systemd/system/codectl-daemon.service; do
 		[ -e "$s/state-v1/files$f" ] || missing+=" $f"
 	done
 	check "$series: the packages' files are installed (modprobe.d, modules-load.d, udev rule, tools, libcodectl.so.1, systemd units)${missing:+; missing:$missing}" \
 		[ -z "$missing" ]
-	check "$series: codectl-import.service and .path enabled (multi-user.target, paths.target)" \
-		sh -c 'grep -q "codectl-import.service ->" "$1" && grep -q "codectl-import.path ->" "$1"' \
+	check "$series: codectl-import.service and .path, codectl-daemon.service enabled (multi-user.target, paths.target)" \
+		sh -c 'grep -q "codectl-import.service ->" "$1" && grep -q "codectl-import.path ->" "$1" &&
+			grep -q "codectl-daemon.service ->" "$1"' \
 		sh "$s/state-v1/wants.txt"
 	if command -v systemd-analyze >/dev/null; then
 		check "$series: systemd-analyze verify of the installed units" \
-			sh -c 'cd "$1" && systemd-analyze verify --man=no codectl-import.service codectl-import.path 2>&1 |
+			sh -c 'cd "$1" && systemd-analyze verify --man=no codectl-import.service codectl-import.path codectl-daemon.service 2>&1 |
 				grep -v "is not executable" | { ! grep .; }' sh "$s/state-v1/files/lib/systemd/system"
 	fi
 
@@ -338,6 +341,19 @@ desc="codectl unwind: the unwinds counted"; t sh -c 'codectl unwind | grep -Eq "
 exec_start=$(sed -n 's/^ExecStart=//p' /codectl-import.service)
 desc="codectl-import.service's ExecStart ($exec_start): libc imported"
 t sh -c "ldconfig && $exec_start | tail -n 1 && grep -q 'libc.so.6\$' /sys/kernel/debug/codectl/imports"
+# What codectl-daemon.service runs: it reads the demand queue and, first,
+# covers what runs already (xz: no SFrame, not in ld.so.cache).
+exec_start=$(sed -n 's/^ExecStart=//p' /codectl-daemon.service)
+sleep 600 | xz -c >/dev/null &
+$exec_start >/tmp/daemon.log 2>&1 &
+daemon=$!
+desc="codectl-daemon.service's ExecStart ($exec_start): the running xz imported"
+t sh -c 'i=0; while ! grep -q "looked at every process" /tmp/daemon.log && [ $i -lt 600 ]; do
+		i=$((i + 1)); sleep 0.1; done; cat /tmp/daemon.log; grep -q "imported /usr/bin/xz" /tmp/daemon.log'
+desc="codectl status with the daemon running: all well"; t codectl status
+kill $daemon; wait $daemon
+desc="codectl status without the daemon: something is off (exit 1)"; t sh -c '! codectl status'
+pkill -x sleep
 desc="modprobe -r codectl"; t modprobe -r codectl
 desc="module gone"; t sh -c '! grep -q "^codectl " /proc/modules'
 echo "guest: $n passed, $f failed"
@@ -350,6 +366,8 @@ GUEST
 		-a "$f/usr/bin/codectl-stackdemo:/usr/bin/codectl-stackdemo"
 		-a "$f/usr/lib/x86_64-linux-gnu/libcodectl.so.1:/usr/lib/x86_64-linux-gnu/libcodectl.so.1"
 		-a "$f/lib/systemd/system/codectl-import.service:/codectl-import.service"
+		-a "$f/lib/systemd/system/codectl-daemon.service:/codectl-daemon.service"
+		-a /usr/bin/xz
 		-a /sbin/ldconfig
 		-a "$tmp/guest.sh:/guest.sh")
 	"$top/scripts/vm-run.sh" "${vm_args[@]}" -l "$tmp/vm.log" -- sh /guest.sh "$dkms_version" \
