@@ -13,6 +13,10 @@
 #                  the unwinding tests of tests/vm/unwind included
 #   tracers-SERIES perf, trace-cmd and bpftrace from Debian get complete
 #                  user stacks through the module's hooks (tests/vm/tracers.sh)
+#   ondemand-SERIES Debian's python3.11, perl, sqlite3 and xz under perf
+#                  record -g with `codectl daemon` (SFrame synthesised on
+#                  demand), against perf's dwarf unwinding; the daemon's
+#                  faults (tests/vm/ondemand.sh)
 #   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
 #   packages       the .debs built, installed with apt into scratch roots
@@ -207,6 +211,30 @@ tracers_stage() {
 		-- sh /tests/tracers.sh /codectl.ko /codectl_test.ko
 }
 
+# Debian's own programs, nothing registered, under perf with the daemon
+# (tests/vm/ondemand.sh).  Its FIGURE lines are the figures of
+# docs/ondemand.md.
+ondemand_stage() {
+	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=()
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	[ -d "$stdlib" ] || "$top/scripts/stage-python.sh" "$stdlib" || return 1
+	for p in /usr/bin/perf /usr/bin/python3.11 /usr/bin/perl /usr/bin/sqlite3 \
+		 /usr/bin/xz; do
+		[ -e "$p" ] || { echo "not ok - $p is missing (scripts/setup.sh)"; return 1; }
+		a+=(-a "$p")
+	done
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
+		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
+		-A /usr/lib/perf-core -A "$stdlib:/usr/lib/python3.11" \
+		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-a "$top/tests/vm/ondemand:/tests/ondemand" \
+		-a "$top/tests/demo/workload.py:/tests/workload.py" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh /tests/ondemand.sh /codectl.ko /tests/workload.py 3
+}
+
 # --debug: each checker's canary (tests/vm/testmod/canary.c: insmod
 # codectl_test.ko canary=NAME) in a guest of its own must give that
 # checker's report and vm-run's verdict on it (exit status 125): a clean
@@ -318,6 +346,7 @@ for s in "$@"; do
 	fi
 	run_stage "vm-$s" vm_stage "$s"
 	run_stage "tracers-$s" tracers_stage "$s"
+	run_stage "ondemand-$s" ondemand_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done

@@ -7,9 +7,11 @@
 # by default, or the series given) under QEMU, twice in one boot:
 #   - control: the kernel's own unwinder (frame pointers; Debian builds
 #     python3.11 and libc without them): broken stacks;
-#   - codectl: the module loaded, the objects python maps covered with
-#     SFrame synthesised from their .eh_frame (tests/demo/guest.sh,
-#     cover_objects): complete stacks, down to python's _start.
+#   - codectl: the module loaded and `codectl daemon` running (as the
+#     package's codectl-daemon.service): the objects python maps get SFrame
+#     synthesised from their .eh_frame the first time an unwind meets them
+#     (tests/demo/guest.sh, cover_objects): complete stacks, down to
+#     python's _start.
 # Then `perf report --stdio --children` of both runs, the share of
 # samples whose stack reaches python's _start/__libc_start_main, and a
 # flame graph of each (perf's own `perf script report flamegraph`, run in
@@ -94,27 +96,9 @@ fi
 
 rm -rf "$out" && mkdir -p "$out/guest"
 
-# The part of python3.11's standard library that the workload and perf's
-# flamegraph.py (embedded python) import, as the host's python3.11 finds
-# it: the initramfs stays small.
 progress "staging python3.11's standard library for the guest"
 stdlib=$out/guest/python3.11
-mkdir -p "$stdlib/lib-dynload"
-/usr/bin/python3.11 -I -c '
-import os, sys, runpy
-import __future__, argparse, io, json, subprocess  # perf flamegraph.py
-import encodings.ascii, encodings.latin_1  # perf embeds python: no UTF-8 mode in the C locale
-sys.argv = ["workload.py", "0.01"]
-sys.argv.append("'"$top"'/tests/demo/workload.py")
-out, sys.stdout = sys.stdout, open(os.devnull, "w")
-runpy.run_path(sys.argv.pop(), run_name="__main__")
-sys.stdout = out
-for m in list(sys.modules.values()):
-    for f in (getattr(m, "__file__", None), getattr(m, "__cached__", None)):
-        if f and f.startswith("/usr/lib/python3.11/") and os.path.isfile(f):
-            print(f)
-' | sort -u | sed 's|^/usr/lib/python3.11/||' |
-	(cd /usr/lib/python3.11 && xargs cp -L --parents -t "$stdlib")
+"$top/scripts/stage-python.sh" "$stdlib"
 
 progress "booting Debian's $series under QEMU (TCG, 2 vCPUs); the guest's steps follow"
 set +e
@@ -179,6 +163,11 @@ if [ -f "$out/codectl/unwind.txt" ]; then
 	echo "=== codectl's hook on perf_callchain_user (codectl unwind): its walks and how they ended"
 	sed -n '/^hook perf_callchain_user/,/^hook /{/^hook [^p]/d;p}' "$out/codectl/unwind.txt"
 fi
+if [ -f "$out/codectl/status.txt" ]; then
+	echo
+	echo "=== codectl status, in the guest before the module was unloaded"
+	cat "$out/codectl/status.txt"
+fi
 echo
 progress "done"
 [ -z "$mode" ] || echo "($mode: the second run had no codectl either; make check-demo fails on such graphs)"
@@ -197,6 +186,7 @@ What to look at: the two flame graphs, in a browser (click a frame to zoom)
       python 3.11 names no Python function to perf
 and in $out: */report.txt (perf report --stdio --children), */share.txt
 (samples, complete, mean depth), codectl/unwind.txt (codectl unwind),
+codectl/status.txt (codectl status),
 console.log (the guest's console).  make check-demo compares the flame
 graphs in headless Chromium (screenshots: */flamegraph.png).
 EOF

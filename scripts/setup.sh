@@ -59,6 +59,7 @@ pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       gcc-aarch64-linux-gnu gcc-s390x-linux-gnu
       clang-14 libclang-rt-14-dev	# clang: tests/sframe/fuzz (libFuzzer)
       linux-perf trace-cmd bpftrace	# the tracer tests (tests/vm/tracers.sh)
+      python3.11 perl sqlite3	# the on-demand tests' programs (tests/vm/ondemand.sh)
       # make packages / check-packages (scripts/pkg-*.sh): .debs, RPMs,
       # their linters, the scratch bookworm root, signature checks
       debhelper dh-dkms lintian devscripts rpm rpmlint debootstrap openssl)

@@ -1,0 +1,449 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# On-demand synthesis in a QEMU guest (scripts/check.sh's ondemand stage):
+# Debian's own unmodified python3.11, perl, sqlite3 and xz under Debian's
+# perf record -g, with the module loaded and `codectl daemon` running,
+# and the daemon's faults.
+#
+#   ondemand.sh MODULE.ko WORKLOAD.py SECONDS
+#
+# A sample's user stack is complete when it reaches the bottom of the
+# process: the executable's _start (they are stripped: an unknown symbol
+# of the executable) called from libc's __libc_start_main, or the dynamic
+# loader's entry (samples taken while it loads the program: an unknown
+# symbol of ld-linux-x86-64.so.2, outermost).  A frame is "not code"
+# when perf finds no object at its address.  For each program, in one
+# boot:
+#   control   module loaded, no daemon, nothing imported: the stacks of
+#             programs without SFrame (the mechanism missing);
+#   cold      the daemon started on an empty cache, the program's first
+#             run: the time from its first sample to its first complete
+#             one (the daemon synthesises and imports meanwhile);
+#   daemon    the next run: >= 99% complete where perf --call-graph
+#             dwarf (below) gets >= 95%, and no frame that is not code;
+#   dwarf     perf record --call-graph dwarf (unwound by perf in user
+#             space from copies of the stack), the yardstick.
+# Then the daemon's faults, each with nothing wrong (no frame that is not
+# code, >= 99% complete afterwards) and nothing lost:
+#   - killed in the middle of a synthesis (its child stopped mid-work,
+#     then both killed): restarted, it covers the running program;
+#   - its cache entry damaged: removed, synthesised again;
+#   - the file replaced between the queue and the daemon: left alone, its
+#     successor covered when it runs;
+#   - the queue overflowing (300 plug-ins met while the daemon is
+#     stopped): every one imported once it runs again (it looks at the
+#     running processes itself), >= 99% complete;
+#   - the module reloaded: the daemon restarted imports from its cache.
+# Figures (FIGURE lines): shares, times, the daemon's memory and CPU,
+# the imports' size.
+
+here=$(dirname "$0")
+. "$here/tap.sh"
+ko=$1 pyload=$2 secs=${3:-3}
+many=$here/ondemand/many
+tmp=/tmp/od
+cache=/var/cache/codectl
+log=$tmp/daemon.log
+dmesg -n 1
+mkdir -p "$tmp"
+daemon_pid=
+
+fig() { echo "FIGURE $*"; }
+
+# ---- the programs ---------------------------------------------------------
+
+cat >"$tmp/work.pl" <<'EOF'
+my $end = time + $ARGV[0];
+my (%h, $i);
+while (time < $end) {
+	$h{$i++ % 4096} .= join(",", sort { $a <=> $b } map { ($_ * 7919) % 1000 } 1 .. 300);
+	delete $h{($i * 31) % 4096} if $i % 3 == 0;
+}
+EOF
+cat >"$tmp/work.sql" <<'EOF'
+CREATE TABLE t(a INTEGER, b TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000)
+INSERT INTO t SELECT x, hex(randomblob(8)) FROM c;
+EOF
+head -c 8000000 /usr/bin/python3.11 >"$tmp/xz.in"
+
+# exe NAME: the executable; comm NAME: its comm
+exe() {
+	case $1 in
+	python3) echo /usr/bin/python3.11 ;;
+	perl) echo /usr/bin/perl ;;
+	sqlite3) echo /usr/bin/sqlite3 ;;
+	xz) echo /usr/bin/xz ;;
+	esac
+}
+comm() { basename "$(exe "$1")"; }
+
+# start NAME: the program, in the background ($! is its pid), running
+# longer than $secs
+start() {
+	case $1 in
+	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 30)) ;;
+	perl) set -- /usr/bin/perl "$tmp/work.pl" $((secs + 30)) ;;
+	sqlite3) set -- /usr/bin/sqlite3 :memory: ".read $tmp/work.sql" ;;
+	xz) set -- /usr/bin/xz -6 -T1 -c "$tmp/xz.in" ;;
+	esac
+	"$@" >/dev/null 2>&1 &
+	# Sampled from its exec on: perf -p before it would name the shell.
+	i=0
+	while [ "$(readlink "/proc/$!/exe")" != "$1" ] && [ $i -lt 1000 ]; do
+		i=$((i + 1))
+	done
+}
+
+# record NAME OUT PERF-ARGS...: the program under perf record for $secs s
+# from its start (-p: perf's own start is not sampled).
+record() {
+	name=$1 out=$2
+	shift 2
+	start "$name"
+	rpid=$!
+	perf record -q -e cpu-clock:u -F 499 -o "$out" -p $rpid "$@" -- \
+		sleep "$secs" >/dev/null 2>"$out.err"
+	kill -KILL $rpid 2>/dev/null
+	wait $rpid 2>/dev/null
+	[ -s "$out" ] || { cat "$out.err"; return 1; }
+}
+
+# share DATA COMM EXE: "samples complete frames notcode first_s complete_s"
+# for the samples of COMM; first_s, complete_s: the times of the first
+# sample and of the first complete one.
+share() {
+	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
+	awk -v comm="$2" -v exe="($3)" '
+	function flush() {
+		if (on && n) {
+			total++
+			frames += n
+			if (t0 == "")
+				t0 = t
+			ts[total] = t
+			done[total] = 0
+			if ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
+			    lastd ~ /\/ld-linux-x86-64\.so\.2\)$/) {
+				complete++
+				done[total] = 1
+				if (t1 == "")
+					t1 = t
+			}
+		}
+		n = 0
+		on = 0
+	}
+	/^[^ \t]/ {
+		flush()
+		on = $1 == comm
+		t = $2
+		sub(/:$/, "", t)
+		next
+	}
+	/^[ \t]*$/ { flush(); next }
+	{
+		n++
+		prevd = lastd
+		lastd = $NF
+		if ($NF == "([unknown])")
+			notcode++
+	}
+	END {
+		flush()
+		# Complete samples per half second from the first.
+		for (i = 1; i <= total; i++) {
+			b = int((ts[i] - t0) * 2)
+			bt[b]++
+			bc[b] += done[i]
+			if (b > nb)
+				nb = b
+		}
+		curve = ""
+		for (b = 0; b <= nb && total; b++)
+			curve = curve (b ? "," : "") int(bt[b] ? 100 * bc[b] / bt[b] : 0)
+		printf "%d %d %d %d %s %s %s\n", total, complete, frames, notcode,
+			t0 == "" ? "-" : t0, t1 == "" ? "-" : t1, curve == "" ? "-" : curve
+	}'
+}
+
+# shared DATA COMM EXE: share() into $total $complete $frames $notcode
+# $t0 $t1 $curve
+shared() {
+	# shellcheck disable=SC2046 # seven words
+	set -- $(share "$@")
+	total=$1 complete=$2 frames=$3 notcode=$4 t0=$5 t1=$6 curve=$7
+}
+
+# good: samples, >= 99% of them complete, no frame not code
+good() {
+	[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99 && [ "$notcode" -eq 0 ]
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# measure NAME MODE [PERF-ARGS]: record, then share into $total etc.
+measure() {
+	name=$1 mode=$2
+	shift 2
+	data=$tmp/$name-$mode.data
+	[ $# -gt 0 ] || set -- -g
+	if ! record "$name" "$data" "$@"; then
+		total=0 complete=0 frames=0 notcode=0 t0=- t1=-
+		return 1
+	fi
+	shared "$data" "$(comm "$name")" "$(exe "$name")"
+	fig "$name $mode samples $total complete $complete ($(pct "$complete" "$total")%) frames $frames not_code $notcode"
+}
+
+# ---- the daemon -------------------------------------------------------------
+
+start_daemon() {
+	codectl daemon >>"$log" 2>&1 &
+	daemon_pid=$!
+	# Attached when its first look at the processes is done.
+	i=0
+	while ! grep -q "looked at every process" "$log" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { sed 's/^/# /' "$log"; return 1; }
+		sleep 0.1
+	done
+	: >"$tmp/mark"
+}
+
+stop_daemon() {
+	[ -n "$daemon_pid" ] || return 0
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+}
+
+# wait_log PATTERN [SECONDS]: until the daemon's log has a line matching
+wait_log() {
+	i=0
+	while ! grep -q "$1" "$log"; do
+		i=$((i + 1))
+		[ $i -lt $((${2:-120} * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+imports() { awk '$1 == "imports" { print $2 }' /sys/kernel/debug/codectl/imports; }
+demand() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/codectl/demand; }
+
+# ---- the figures -------------------------------------------------------------
+
+insmod "$ko" || { echo "Bail out! insmod"; exit 1; }
+echo "# kernel $(uname -r)"
+
+rm -rf "$cache"
+start_daemon || not_ok "daemon started" "no 'looked at every process' in $log"
+check "codectl status: all well with the daemon running" "$(codectl status)" \
+	codectl status
+for p in python3 perl sqlite3 xz; do
+	measure $p cold
+	if [ "$t1" != - ]; then
+		fig "$p cold first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') complete_per_half_second_% $curve"
+	else
+		fig "$p cold first_complete_after_s never"
+	fi
+	check "$p, cold: no frame that is not code" "$notcode frames not code" \
+		[ "$notcode" -eq 0 ]
+	measure $p daemon
+	eval "daemon_$p=\"$complete $total $notcode\""
+	measure $p dwarf --call-graph dwarf,16384
+	eval "dwarf_$p=\"$complete $total\""
+done
+fig "daemon rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/$daemon_pid/status)"
+fig "imports $(imports) bytes $(awk '$1 == "bytes" { print $2 }' /sys/kernel/debug/codectl/imports)"
+fig "cache_kb $(du -sk "$cache" | cut -f1) entries $(ls "$cache" | wc -l)"
+# Its CPU at steady state: while a covered program runs under perf.
+c0=$(awk '{ print $14 + $15 }' /proc/$daemon_pid/stat)
+measure python3 steady
+c1=$(awk '{ print $14 + $15 }' /proc/$daemon_pid/stat)
+fig "daemon cpu_ticks_during_${secs}s_run $((c1 - c0)) (100 per second)"
+
+# The control: no daemon, nothing imported, the module loaded afresh.
+stop_daemon
+codectl import --clear
+rmmod codectl && insmod "$ko"
+for p in python3 perl sqlite3 xz; do
+	measure $p control
+	# shellcheck disable=SC2046
+	set -- $(eval echo \$daemon_$p) $(eval echo \$dwarf_$p) "$complete" "$total"
+	echo "# $p: daemon $(pct "$1" "$2")% of $2, dwarf $(pct "$4" "$5")% of $5, control $(pct "$6" "$7")% of $7"
+	check "$p: no frame that is not code with the daemon" "$3" [ "$3" -eq 0 ]
+	if ge "$(pct "$4" "$5")" 95; then
+		check "$p: >= 99% complete with the daemon (dwarf $(pct "$4" "$5")%)" \
+			"$(pct "$1" "$2")% of $2" ge "$(pct "$1" "$2")" 99
+	else
+		ok "$p: dwarf reaches $(pct "$4" "$5")% only (< 95%): no goal # figures only"
+	fi
+	check "$p: the control is cut without the daemon (<= 50%)" \
+		"$(pct "$6" "$7")% of $7" ge 50 "$(pct "$6" "$7")"
+done
+
+# ---- the faults -----------------------------------------------------------------
+
+# Killed mid-synthesis: its child caught at work (stopped), both killed.
+codectl import --clear
+rm -rf "$cache"
+: >"$log"
+start_daemon
+start python3
+py=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill1.data" -- sleep 2 >/dev/null 2>&1 &
+perfpid=$!
+child= i=0
+while [ -z "$child" ] && [ $i -lt 100000 ]; do
+	read -r child _ <"/proc/$daemon_pid/task/$daemon_pid/children" 2>/dev/null
+	i=$((i + 1))
+done
+state=
+if [ -n "$child" ] && kill -STOP "$child" 2>/dev/null; then
+	# Stopped once the signal is delivered (or it had finished: Z).
+	i=0
+	while state=$(awk '{ print $3 }' "/proc/$child/stat" 2>/dev/null) &&
+	      [ "$state" = R ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.01
+	done
+	what=$(ls -l "/proc/$child/fd/" 2>/dev/null | grep -o '/usr/[^ ]*' | head -n 1)
+fi
+kill -KILL "$daemon_pid" ${child:+"$child"} 2>/dev/null
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+wait $perfpid 2>/dev/null
+check "killed mid-synthesis: a child caught at work (${what:-?})" \
+	"its state was '${state:-gone}'" [ "$state" = T ]
+start_daemon
+wait_log "imported /usr/bin/python3.11" 60
+check "killed mid-synthesis: no temporary file left" "$(ls -a "$cache")" \
+	[ -z "$(ls -a "$cache" | grep '^\.tmp')" ]
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill2.data" -- sleep "$secs" >/dev/null 2>&1
+shared "$tmp/kill2.data" python3.11 /usr/bin/python3.11
+check "killed mid-synthesis: restarted, the running python3.11 >= 99% complete, no frame not code" \
+	"$complete of $total, $notcode not code" good
+kill -KILL $py 2>/dev/null
+wait $py 2>/dev/null
+
+# The cache entry damaged.
+stop_daemon
+entry=$(ls "$cache"/*.sframe | while read -r f; do
+	[ "$(stat -c %s "$f")" -gt 100000 ] && echo "$f"; done | head -n 1)
+size=$(stat -c %s "$entry")
+printf 'XXXXXXXXXXXXXXXX' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+codectl import --clear
+: >"$log"
+start_daemon
+measure python3 damaged
+measure python3 damaged2
+check "damaged entry: removed" "$(tail -n 5 "$log")" grep -q "is damaged: removed" "$log"
+check "damaged entry: synthesised again, >= 99% complete, no frame not code" \
+	"$complete of $total, $notcode" good
+
+# The file replaced between the queue and the daemon.
+mkdir -p "$tmp/bin"
+cp /usr/bin/xz "$tmp/bin/tool"
+kill -STOP "$daemon_pid"
+"$tmp/bin/tool" -6 -T1 -c "$tmp/xz.in" >/dev/null 2>&1 &
+t=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $t -o "$tmp/rep1.data" -- sleep 2 >/dev/null 2>&1
+kill -KILL $t
+wait $t 2>/dev/null
+cp /usr/bin/sqlite3 "$tmp/bin/tool.new" && mv "$tmp/bin/tool.new" "$tmp/bin/tool"
+kill -CONT "$daemon_pid"
+check "replaced: the daemon leaves the old file alone" "$(tail -n 3 "$log")" \
+	wait_log "$tmp/bin/tool.*replaced since it was queued" 60
+"$tmp/bin/tool" :memory: ".read $tmp/work.sql" >/dev/null 2>&1 &
+t=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $t -o "$tmp/rep2.data" -- sleep "$secs" >/dev/null 2>&1
+wait_log "imported $tmp/bin/tool" 60
+perf record -q -e cpu-clock:u -F 499 -g -p $t -o "$tmp/rep3.data" -- sleep "$secs" >/dev/null 2>&1
+kill -KILL $t
+wait $t 2>/dev/null
+shared "$tmp/rep3.data" tool "$tmp/bin/tool"
+check "replaced: its successor covered, >= 99% complete, no frame not code" \
+	"$complete of $total, $notcode not code" good
+
+# The queue overflowing: 300 plug-ins met while the daemon is stopped.
+mkdir -p "$tmp/plugs"
+i=0
+while [ $i -lt 300 ]; do
+	cp "$here/ondemand/plug.so" "$tmp/plugs/plug-$(printf %03d $i).so"
+	i=$((i + 1))
+done
+before=$(imports)
+kill -STOP "$daemon_pid"
+"$many" "$tmp/plugs" 300 "${MANY_N:-2000000}" >"$tmp/many.out" 2>&1 &
+mpid=$!
+# pass N: run pass N of many under perf record (at most 120 s)
+pass() {
+	i=0
+	while ! grep -q "^${2:-ready}" "$tmp/many.out" && [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	perf record -q -e cpu-clock:u -F 999 -g -p $mpid -o "$tmp/many$1.data" \
+		-- sleep 120 >/dev/null 2>&1 &
+	ppid=$!
+	sleep 1
+	kill -USR1 $mpid
+	i=0
+	while ! grep -q "^pass $1 done" "$tmp/many.out" && [ $i -lt 1200 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	kill -INT $ppid
+	wait $ppid
+}
+pass 1
+kill -0 $mpid 2>/dev/null || { echo "# many died:"; sed 's/^/# /' "$tmp/many.out"; }
+dropped=$(demand dropped)
+check "overflow: the queue overflowed while the daemon was stopped" \
+	"dropped $dropped" [ "${dropped:-0}" -gt 0 ]
+kill -CONT "$daemon_pid"
+check "overflow: the daemon heard of it" "$(tail -n 3 "$log")" \
+	wait_log "the queue overflowed" 120
+i=0
+while [ "$(imports)" -lt $((before + 301)) ] && [ $i -lt 300 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+check "overflow: every plug-in and the program imported" \
+	"$(($(imports) - before)) of 301 new imports" [ "$(imports)" -ge $((before + 301)) ]
+# Pass 2 meets each plug-in's registration made before its import, which
+# the unwind that meets it has replaced (it falls back meanwhile): pass 3
+# is the one measured.
+pass 2 "pass 1 done"
+pass 3 "pass 2 done"
+shared "$tmp/many3.data" many "$many"
+fig "overflow pass3 samples $total complete $complete frames $frames not_code $notcode"
+check "overflow: then >= 99% complete, no frame not code" \
+	"$complete of $total, $notcode not code" good
+kill $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+
+# The module reloaded: the daemon restarted imports from its cache.
+stop_daemon
+rmmod codectl || not_ok "rmmod" "in use?"
+insmod "$ko"
+: >"$log"
+start_daemon
+measure python3 reloaded
+check "reloaded: python3.11 imported from the cache, not synthesised" \
+	"$(grep python3.11 "$log" | head -n 3)" \
+	eval '! grep -q "synthesised /usr/bin/python3.11" "$log" && grep -q "imported /usr/bin/python3.11" "$log"'
+if [ "$t1" != - ]; then
+	fig "python3 reloaded first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') complete_per_half_second_% $curve"
+fi
+check "codectl status: says so when the daemon is gone" "" \
+	eval 'stop_daemon; ! codectl status >/dev/null'
+rmmod codectl
+echo "# the daemon's log, last lines:"
+tail -n 20 "$log" | sed 's/^/# /'
+echo "1..$n"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
