@@ -4,6 +4,10 @@
 # Helpers the host scripts source (bash):  . "$repo/scripts/lib.sh"
 #   die MESSAGE...          "SCRIPT: MESSAGE" on stderr, exit 1
 #   say MESSAGE...          "SCRIPT: MESSAGE"
+#   doc_replace DOC MARK TEXT   put TEXT between the lines <!-- MARK:begin -->
+#                           and <!-- MARK:end --> of DOC (generated
+#                           figures); without them, or with DOC "-",
+#                           print TEXT (status 1 without the markers)
 # and, for the scripts that count TAP-style results in $passed/$failed
 # (scripts/dkms-test.sh, scripts/pkg-test.sh):
 #   ok DESCRIPTION...       "ok - ...", one more passed
@@ -24,6 +28,24 @@
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 say() { echo "${0##*/}: $*"; }
+
+doc_replace() {
+	local doc=$1 mark=$2 text=$3 tmp
+	if [ "$doc" = - ]; then
+		printf '%s\n' "$text"
+		return 0
+	fi
+	if ! grep -q "^<!-- $mark:begin -->\$" "$doc" ||
+	   ! grep -q "^<!-- $mark:end -->\$" "$doc"; then
+		printf '%s\n' "$text"
+		return 1
+	fi
+	tmp=$(mktemp "$doc.XXXXXX")
+	awk -v text="$text" -v begin="<!-- $mark:begin -->" -v end="<!-- $mark:end -->" '
+		$0 == begin { print; print text; skip = 1; next }
+		$0 == end { skip = 0 }
+		!skip' "$doc" >"$tmp" && mv "$tmp" "$doc"
+}
 
 passed=${passed:-0} failed=${failed:-0}
 ok() { echo "ok - $*"; passed=$((passed + 1)); }

@@ -52,17 +52,5 @@ table=$(awk '
 		printf "| all %d stages | %d | %d | %d min %02d s |\n", n, tp, tf, wall / 60, wall % 60
 	}' "$log")
 
-if [ "$doc" = - ] || ! grep -q "^<!-- $mark:begin -->\$" "$doc" ||
-   ! grep -q "^<!-- $mark:end -->\$" "$doc"; then
-	printf '%s\n' "$table"
-	exit 0
-fi
-tmp=$(mktemp "$doc.XXXXXX")
-trap 'rm -f "$tmp"' EXIT
-awk -v table="$table" -v begin="<!-- $mark:begin -->" -v end="<!-- $mark:end -->" '
-	$0 == begin { print; print table; skip = 1; next }
-	$0 == end { skip = 0 }
-	!skip' "$doc" >"$tmp"
-mv "$tmp" "$doc"
-trap - EXIT
-echo "test-times.sh: $doc: the table of $log"
+doc_replace "$doc" "$mark" "$table" || exit 0
+[ "$doc" = - ] || echo "test-times.sh: $doc: the table of $log"

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The figures of docs/ondemand.md, made from what measured them:
+#
+#   scripts/ondemand-figures.sh [LOGDIR [DOC]]     the guests' figures
+#   scripts/ondemand-figures.sh --usr [DIR [DOC]]  a system's objects
+#
+# The first reads the FIGURE lines tests/vm/ondemand.sh printed in each
+# kernel's console (LOGDIR/ondemand-SERIES.console, as scripts/check.sh
+# keeps them; default its log directory) and puts the tables between the
+# ondemand markers of DOC (default docs/ondemand.md; "-" prints them).
+# The second fills a scratch cache with every ELF object under DIR
+# (default /usr; `codectl daemon --prime`, no module needed) and puts
+# what it took between the usr markers.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/lib.sh"
+cache=${CODECTL_CACHE:-$top/.cache}
+
+if [ "${1:-}" = --usr ]; then
+	dir=${2:-/usr} doc=${3:-$top/docs/ondemand.md}
+	make -s -C "$top" lib tools >/dev/null
+	scratch=$(mktemp -d)
+	trap 'rm -rf "$scratch"' EXIT
+	out=$("$top/tools/codectl" daemon --cache "$scratch" --prime "$dir")
+	get() { awk -v k="$1" '$1 == k { print $2 }' <<<"$out"; }
+	table=$(cat <<EOF
+On $(. /etc/os-release && echo "$PRETTY_NAME") ($(date -u +%Y-%m-%d), this
+machine's \`$dir\`, $(nproc) CPUs; \`codectl daemon --prime $dir\`):
+
+| what | figure |
+|---|---|
+| ELF objects (x86-64 executables and libraries) | $(get objects) |
+| with a section synthesised | $(get sections) |
+| without CFI (remembered as such) | $(get no_cfi) |
+| with their own SFrame | $(get own_sframe) |
+| failed | $(get failed) |
+| SFrame bytes: the kernel's imports if every one were in use | $(awk -v b="$(get section_bytes)" 'BEGIN { printf "%.1f MiB", b / 1048576 }') |
+| cache on disk | $(du -sh "$scratch" | cut -f1) |
+| time, all of them, one at a time | $(get seconds) s |
+| the daemon's peak memory (RSS) | $(get daemon_maxrss_kb) KiB |
+| the largest synthesis child's peak memory | $(get child_maxrss_kb) KiB |
+EOF
+)
+	doc_replace "$doc" usr "$table" || true
+	exit 0
+fi
+
+logs=${1:-${CODECTL_LOG_DIR:-$cache/logs}}
+[ -n "${1:-}" ] || [ -n "${CODECTL_LOG_DIR:-}" ] || [ "$cache" = "$top/.cache" ] ||
+	logs=$cache/logs/${top##*/}
+doc=${2:-$top/docs/ondemand.md}
+consoles=()
+for s in 6.1 6.12 7.2; do
+	[ -f "$logs/ondemand-$s.console" ] && consoles+=("$logs/ondemand-$s.console")
+done
+[ ${#consoles[@]} -gt 0 ] || die "no $logs/ondemand-*.console (scripts/check.sh runs the ondemand stages)"
+
+table=$(awk '
+	FNR == 1 { k = FILENAME; sub(/.*ondemand-/, "", k); sub(/\.console$/, "", k)
+		   ks[++nk] = k }
+	/^# kernel / { kver[k] = $3 }
+	/^FIGURE / {
+		sub(/\r$/, "")
+		if ($3 ~ /^(control|cold|daemon|dwarf)$/ && $4 == "samples") {
+			v[k, $2, $3] = $8 " of " $5
+			if ($10 == "not_code") nc[k, $2, $3] = $11
+		}
+		if ($3 == "cold" && $4 == "first_complete_after_s") {
+			t[k, $2] = $5 " s"
+			c[k, $2] = $7
+		}
+		if ($2 == "daemon" && $3 == "rss_kb") rss[k] = $4 " KiB"
+		if ($2 == "imports") imp[k] = $3 " objects, " int($5 / 1024) " KiB"
+		if ($2 == "daemon" && $3 ~ /^cpu_ticks/) cpu[k] = $4 " ticks of 10 ms"
+		if ($2 == "overflow") ov[k] = $7 " of " $5
+		if ($2 == "python3" && $3 == "reloaded" && $4 == "first_complete_after_s")
+			rel[k] = $5 " s"
+	}
+	END {
+		printf "| program | what |"
+		for (i = 1; i <= nk; i++) printf " %s |", ks[i]
+		printf "\n|---|---|"
+		for (i = 1; i <= nk; i++) printf "---|"
+		printf "\n"
+		split("python3 perl sqlite3 xz", progs, " ")
+		split("daemon dwarf control cold", modes, " ")
+		names["daemon"] = "complete, the daemon running (its second run)"
+		names["dwarf"] = "complete, perf --call-graph dwarf"
+		names["control"] = "complete, no daemon"
+		names["cold"] = "complete, its first run (the daemon synthesising)"
+		for (p = 1; p <= 4; p++) {
+			for (m = 1; m <= 4; m++) {
+				printf "| %s | %s |", progs[p], names[modes[m]]
+				for (i = 1; i <= nk; i++)
+					printf " %s |", v[ks[i], progs[p], modes[m]]
+				printf "\n"
+			}
+			printf "| %s | frames not code: daemon, cold, dwarf |", progs[p]
+			for (i = 1; i <= nk; i++)
+				printf " %s, %s, %s |", nc[ks[i], progs[p], "daemon"],
+					nc[ks[i], progs[p], "cold"], nc[ks[i], progs[p], "dwarf"]
+			printf "\n| %s | first run: first complete sample after; %% complete per half second |", progs[p]
+			for (i = 1; i <= nk; i++)
+				printf " %s; %s |", t[ks[i], progs[p]], c[ks[i], progs[p]]
+			printf "\n"
+		}
+		printf "| all | daemon memory (RSS) after the four |"
+		for (i = 1; i <= nk; i++) printf " %s |", rss[ks[i]]
+		printf "\n| all | imports (kernel memory for their sections) |"
+		for (i = 1; i <= nk; i++) printf " %s |", imp[ks[i]]
+		printf "\n| all | daemon CPU during a 3 s profile of a covered python3 |"
+		for (i = 1; i <= nk; i++) printf " %s |", cpu[ks[i]]
+		printf "\n| overflow | 300 plug-ins: complete once the daemon caught up |"
+		for (i = 1; i <= nk; i++) printf " %s |", ov[ks[i]]
+		printf "\n| reload | python3 after a module reload: first complete sample after |"
+		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
+		printf "\n\nKernels: "
+		for (i = 1; i <= nk; i++) printf "%s%s", i > 1 ? ", " : "", kver[ks[i]]
+		printf ".\n"
+	}' "${consoles[@]}")
+doc_replace "$doc" ondemand "$table" || true
