@@ -136,6 +136,7 @@ static const struct test_case tests[] = {
 	T(query_pid_redirected, "QUERY pid: a /proc redirected in a user+mount ns is refused"),
 	T(discovery_sigkill, "kill -9 ends a discovery waiting for a page; SIGKILL never blocked"),
 	T(import_errors, "IMPORT: EPERM, EINVAL, EFBIG, EBADF, ENOEXEC, EFAULT, EEXIST, ENOENT, ETXTBSY"),
+	T(demand_queue, "DEMAND: EPERM, EBUSY, ENOTTY; read EINVAL, EAGAIN; a record per file met; PRUNE"),
 	T(abi_version_options, "VERSION VER1: options past 63 in options_map; EINVAL, EFAULT"),
 	T(abi_import_sizes, "IMPORT: __reserved EINVAL, the VER0 number accepted, sizes"),
 	T(abi_ioctl_sizes, "UNWIND, UNWIND_STATS, HOOK_STATS: other sizes, tails, ENOTTY"),

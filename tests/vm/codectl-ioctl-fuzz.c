@@ -725,8 +725,9 @@ static void make_import_call(struct fuzz_thread *t, struct call *c)
 	}
 	ii->flags = one_in(r, 8) ? rnd(r) : one_in(r, 6) ? CODECTL_IMPORT_REMOVE :
 		    one_in(r, 20) ? CODECTL_IMPORT_CLEAR : 0;
+	/* One flag at most (PRUNE, ABI 4, returns a count). */
 	if ((ii->flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
-	    ii->flags == CODECTL_IMPORT_FLAGS_ALL)
+	    __builtin_popcount(ii->flags) > 1)
 		c->must_fail = true;
 }
 
@@ -890,7 +891,8 @@ static void make_call(struct fuzz_thread *t, struct call *c)
 		}
 		c->cmd &= 0xffffffffUL;		/* the kernel's unsigned int */
 		if ((c->cmd == CODECTL_IOC(_IOC_NR(c->cmd)) &&
-		     _IOC_NR(c->cmd) < CODECTL_NR_OPTIONS) || sized_ioctl(c->cmd))
+		     _IOC_NR(c->cmd) < CODECTL_NR_OPTIONS) || sized_ioctl(c->cmd) ||
+		    c->cmd == CODECTL_IOC_DEMAND)
 			c->cmd ^= 1UL << 30;	/* would be a real one */
 		c->kind = K_UNKNOWN;
 		c->a.info = one_in(r, 2) ? pick_wild(r) : (uintptr_t)s;

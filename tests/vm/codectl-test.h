@@ -327,6 +327,8 @@ TEST(query_pid_maps_fd); TEST(query_pid_redirected);
 TEST(discovery_sigkill);
 /* t_import.c: CODECTL_IOC_IMPORT's errors */
 TEST(import_errors);
+/* t_demand.c: the demand queue, IMPORT_PRUNE */
+TEST(demand_queue);
 /* t_abi.c: the extensibility of the ABI */
 TEST(abi_version_options); TEST(abi_import_sizes); TEST(abi_ioctl_sizes);
 TEST(abi_no_test_facilities);

@@ -426,6 +426,40 @@ check "overflow: then >= 99% complete, no frame not code" \
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 
+# Hostile objects: 40 copies of libz with random bytes written over
+# random places.  The daemon's synthesis children may fail or die; the
+# daemon does not, and what it imports the module checked.
+mkdir -p "$tmp/hostile"
+i=0
+while [ $i -lt 40 ]; do
+	f=$tmp/hostile/h$i.so
+	cp /usr/lib/x86_64-linux-gnu/libz.so.1 "$f"
+	size=$(stat -c %s "$f")
+	j=0
+	while [ $j -lt 8 ]; do
+		off=$(awk -v s="$size" -v r="$i$j" 'BEGIN { srand(r); printf "%d", 64 + rand() * (s - 80) }')
+		head -c 16 /dev/urandom | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+		j=$((j + 1))
+	done
+	i=$((i + 1))
+done
+check "hostile objects: the daemon's --prime survives 40 damaged copies of libz" \
+	"see the lines '# hostile:'" \
+	eval 'codectl daemon --cache "$tmp/hostile-cache" --prime "$tmp/hostile" >"$tmp/hostile.out" 2>&1 && grep -q "^child_maxrss_kb" "$tmp/hostile.out"'
+sed 's/^/# hostile: /' "$tmp/hostile.out"
+
+# An import of a file removed since: dropped (the daemon prunes at start).
+stop_daemon
+cp /usr/bin/xz "$tmp/bin/gone"
+codectl import "$tmp/bin/gone" >/dev/null
+rm "$tmp/bin/gone"
+n0=$(imports)
+: >"$log"
+start_daemon
+check "prune: the import of a removed file dropped" \
+	"$(grep dropped "$log"), imports $n0 -> $(imports)" \
+	eval 'grep -q "dropped 1 imports of files that no longer exist" "$log" && [ "$(imports)" -eq $((n0 - 1)) ]'
+
 # The module reloaded: the daemon restarted imports from its cache.
 stop_daemon
 rmmod codectl || not_ok "rmmod" "in use?"
@@ -436,6 +470,9 @@ measure python3 reloaded
 check "reloaded: python3.11 imported from the cache, not synthesised" \
 	"$(grep python3.11 "$log" | head -n 3)" \
 	eval '! grep -q "synthesised /usr/bin/python3.11" "$log" && grep -q "imported /usr/bin/python3.11" "$log"'
+check "reloaded: busybox (no CFI) known from the cache, not synthesised" \
+	"$(grep busybox "$log" | head -n 3)" \
+	eval '! grep -q "synthesising /usr/bin/busybox" "$log" && grep -q "busybox has no CFI" "$log"'
 if [ "$t1" != - ]; then
 	fig "python3 reloaded first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') complete_per_half_second_% $curve"
 fi

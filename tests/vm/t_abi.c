@@ -160,11 +160,11 @@ TEST(abi_import_sizes)
 	/* Unknown flags, through both numbers. */
 	memset(&b, 0, sizeof(b));
 	b.i.fd = -1;
-	b.i.flags = 0x4;
+	b.i.flags = 0x8;
 	EXPECT_RC(cc_ioctl(g_fd, CODECTL_IOC_IMPORT, &b), root ? EINVAL : EPERM,
-		  "IMPORT VER1, flags 0x4");
+		  "IMPORT VER1, flags 0x8");
 	EXPECT_RC(cc_ioctl(g_fd, ver0, &b), root ? EINVAL : EPERM,
-		  "IMPORT VER0, flags 0x4");
+		  "IMPORT VER0, flags 0x8");
 	/* Sizes no version has. */
 	b.i.flags = CODECTL_IMPORT_REMOVE;
 	EXPECT_RC(cc_ioctl(g_fd, ioc_sized(CODECTL_IOC_IMPORT,

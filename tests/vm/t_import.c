@@ -120,7 +120,7 @@ TEST(import_errors)
 	       st);
 
 	/* EINVAL: flags, address, size. */
-	EXPECT_RC(import(libc, sec, sizeof(sec), VADDR, 0x4), EINVAL,
+	EXPECT_RC(import(libc, sec, sizeof(sec), VADDR, 0x8), EINVAL,
 		  "IMPORT with an unknown flag");
 	EXPECT_RC(import(libc, sec, sizeof(sec), VADDR,
 			 CODECTL_IMPORT_REMOVE | CODECTL_IMPORT_CLEAR), EINVAL,
