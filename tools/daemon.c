@@ -14,7 +14,8 @@
  *     against the identity queued (device, inode, size, mtime): a file
  *     replaced meanwhile is left alone (its successor is queued when met);
  *  2. looks in the cache (DIR, default /var/cache/codectl): one file per
- *     object, named by its build id (else its identity) and the size,
+ *     object, named by its build id (else its device and inode), size and
+ *     mtime,
  *     with a header and a checksum; entries that fail the check are
  *     removed; objects without CFI have an entry saying so;
  *  3. else synthesises in a child process (libcodectl's
@@ -282,9 +283,13 @@ static void entry_path(int fd, const struct ident *id, char *buf, size_t len)
 	char bid[130];
 
 	build_id_hex(fd, bid, sizeof(bid));
+	/*
+	 * The build id and the mtime: a file changed in place (a new mtime)
+	 * whose build id stayed (patched, or damaged) is another entry.
+	 */
 	if (bid[0])
-		snprintf(buf, len, "%s/%s-%" PRId64 ".sframe", d.cache, bid,
-			 id->size);
+		snprintf(buf, len, "%s/%s-%" PRId64 "-%" PRId64 ".%09u.sframe",
+			 d.cache, bid, id->size, id->mtime_sec, id->mtime_nsec);
 	else
 		snprintf(buf, len, "%s/id-%" PRIx64 "-%" PRIu64 "-%" PRId64
 			 "-%" PRId64 ".%09u.sframe", d.cache, id->dev, id->ino,
