@@ -48,14 +48,16 @@ static void line(int bad, const char *what, const char *fmt, ...)
 /* The value of "NAME value" in file @path, or -1. */
 static long long keyed(const char *path, const char *name)
 {
-	char key[128];
+	char line[640], key[128];
 	long long v, found = -1;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -1;
-	while (fscanf(f, "%127s %lld%*[^\n]", key, &v) == 2)
-		if (!strcmp(key, name)) {
+	/* Line by line: values that are not numbers ("cache DIR") too. */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %lld", key, &v) == 2 &&
+		    !strcmp(key, name)) {
 			found = v;
 			break;
 		}

@@ -254,6 +254,9 @@ rm -rf "$cache"
 start_daemon || not_ok "daemon started" "no 'looked at every process' in $log"
 check "codectl status: all well with the daemon running" "$(codectl status)" \
 	codectl status
+check "codectl status: the daemon's counts (what it imported at start)" \
+	"$(codectl status | grep imported)" \
+	eval 'codectl status | grep -Eq "^ +imported [1-9][0-9]* \(from its cache [0-9]+, synthesised [1-9]"'
 for p in python3 perl sqlite3 xz; do
 	measure $p cold
 	if [ "$t1" != - ]; then
