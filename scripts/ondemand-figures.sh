@@ -65,8 +65,8 @@ table=$(awk '
 	/^FIGURE / {
 		sub(/\r$/, "")
 		if ($3 ~ /^(control|cold|daemon|dwarf)$/ && $4 == "samples") {
-			v[k, $2, $3] = $8 " of " $5
-			if ($10 == "not_code") nc[k, $2, $3] = $11
+			v[k, $2, $3] = $7 " of " $5 " " $8
+			if ($11 == "not_code") nc[k, $2, $3] = $12
 		}
 		if ($3 == "cold" && $4 == "first_complete_after_s") {
 			t[k, $2] = $5 " s"
@@ -118,7 +118,7 @@ table=$(awk '
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		printf "\n\nKernels: "
-		for (i = 1; i <= nk; i++) printf "%s%s", i > 1 ? ", " : "", kver[ks[i]]
+		for (i = 1; i <= nk; i++) printf "%s%s", (i > 1 ? ", " : ""), kver[ks[i]]
 		printf ".\n"
 	}' "${consoles[@]}")
 doc_replace "$doc" ondemand "$table" || true
