@@ -19,10 +19,11 @@
  *     with a header and a checksum; entries that fail the check are
  *     removed; objects without CFI have an entry saying so;
  *  3. else synthesises in a child process (libcodectl's
- *     codectl_import_synth(): limits on time and memory, so a hostile ELF
- *     costs a child, never the daemon) that writes the entry under a
- *     temporary name and renames it (readers and concurrent writers see
- *     whole entries or none);
+ *     codectl_import_synth(), as nobody, with limits on time and memory:
+ *     a hostile ELF costs a child without privileges, never the daemon),
+ *     which sends the section back down a pipe; the daemon writes the
+ *     entry under a temporary name and renames it (readers and
+ *     concurrent writers see whole entries or none);
  *  4. imports the entry's section (codectl_import_sframe()); the module
  *     checks it against the file once more.
  *
@@ -42,6 +43,7 @@
  * sections and their bytes (what imports of them all would hold in the
  * kernel), time, and the daemon's and its children's peak memory.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -54,7 +56,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -73,6 +77,8 @@
 #define SYNTH_SECONDS	120		/* a child's time limit */
 #define SYNTH_AS	(2ULL << 30)	/* and its address space */
 #define SEEN_MAX	65536		/* files remembered per run */
+#define ENTRY_MAX	(64ULL << 20)	/* a section's size, at most */
+#define NOBODY		65534		/* the synthesis child's uid, gid */
 #define FAILED_KEPT	8		/* for codectl status */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
@@ -320,7 +326,7 @@ static int entry_read(const char *path, uint64_t file_size,
 	    (uint64_t)st.st_size != sizeof(*hdr) + hdr->size)
 		goto bad;
 	if (hdr->kind == ENTRY_SECTION) {
-		if (!hdr->size || hdr->size > (64ULL << 20))
+		if (!hdr->size || hdr->size > ENTRY_MAX)
 			goto bad;
 		buf = malloc(hdr->size);
 		if (!buf || pread(fd, buf, hdr->size, sizeof(*hdr)) !=
@@ -446,60 +452,140 @@ static void cache_trim(void)
 
 /* ---- synthesis, in a child --------------------------------------------- */
 
+/* Read exactly @len bytes: 1, or 0 at EOF or an error. */
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		p += n;
+		len -= n;
+	}
+	return 1;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		p += n;
+		len -= n;
+	}
+	return 1;
+}
+
+/* The synthesis child: never returns. */
+static void synth_child(int fd, int out, uint64_t file_size)
+{
+	struct rlimit as = { SYNTH_AS, SYNTH_AS }, cpu = { SYNTH_SECONDS,
+							   SYNTH_SECONDS };
+	struct entry_hdr hdr;
+	uint64_t vaddr;
+	size_t size;
+	void *sec = NULL;
+
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (geteuid() == 0 &&
+	    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
+		_exit(EPERM);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CPU, &cpu);
+	alarm(SYNTH_SECONDS);
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic));
+	hdr.file_size = file_size;
+	if (codectl_import_synth(fd, &sec, &size, &vaddr, NULL)) {
+		int err = errno;
+
+		if (err != ENOENT && err != ENODATA)
+			_exit(err & 0xff ?: EIO);
+		hdr.kind = ENTRY_NO_CFI;
+	} else {
+		hdr.kind = ENTRY_SECTION;
+		hdr.vaddr = vaddr;
+		hdr.size = size;
+		hdr.sum = fnv64(sec, size);
+	}
+	if (!write_all(out, &hdr, sizeof(hdr)) ||
+	    (hdr.size && !write_all(out, sec, hdr.size)))
+		_exit(EIO);
+	_exit(0);
+}
+
 /*
- * Synthesise the entry for the object at @fd into @path, in a child
- * process limited in time and memory.  Returns 0 (written), or the errno
- * the child reported (ENOENT/ENODATA: no CFI, written as such), or EIO
- * when the child died.
+ * Synthesise the entry for the object at @fd into @path.  A child does
+ * the work, as nobody (no capabilities, no new privileges), limited in
+ * time and memory: the file is whatever a process mapped, and libdw
+ * parses it.  It sends the header and the section down a pipe; the
+ * daemon checks and writes them.  Returns 0 (written), the errno the
+ * child reported (ENOENT/ENODATA: no CFI, written as such), or EIO when
+ * it died or sent something else.
  */
 static int synth_entry(int fd, const char *path, uint64_t file_size,
 		       const char *name)
 {
-	int status;
+	struct entry_hdr hdr;
+	void *sec = NULL;
+	int p[2], status, ok;
 	pid_t pid;
 
-	pid = fork();
-	if (pid < 0)
+	if (pipe2(p, O_CLOEXEC))
 		return errno;
-	if (!pid) {
-		struct rlimit as = { SYNTH_AS, SYNTH_AS };
-		struct entry_hdr hdr;
-		uint64_t vaddr;
-		size_t size;
-		void *sec;
-		int err = 0;
-
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		setrlimit(RLIMIT_AS, &as);
-		alarm(SYNTH_SECONDS);
-		memset(&hdr, 0, sizeof(hdr));
-		memcpy(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic));
-		hdr.file_size = file_size;
-		if (codectl_import_synth(fd, &sec, &size, &vaddr, NULL)) {
-			err = errno;
-			if (err != ENOENT && err != ENODATA)
-				_exit(err & 0xff ?: EIO);
-			hdr.kind = ENTRY_NO_CFI;
-			sec = NULL;
-		} else {
-			hdr.kind = ENTRY_SECTION;
-			hdr.vaddr = vaddr;
-			hdr.size = size;
-			hdr.sum = fnv64(sec, size);
-		}
-		if (entry_write(path, &hdr, sec))
-			_exit(errno & 0xff ?: EIO);
-		_exit(0);
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return errno;
 	}
+	if (!pid)
+		synth_child(fd, p[1], file_size);
+	close(p[1]);
 	say("synthesising %s (child %d)", name, (int)pid);
+	ok = read_all(p[0], &hdr, sizeof(hdr)) &&
+	     !memcmp(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic)) &&
+	     hdr.file_size == file_size &&
+	     (hdr.kind == ENTRY_NO_CFI ? !hdr.size :
+	      hdr.kind == ENTRY_SECTION && hdr.size && hdr.size <= ENTRY_MAX);
+	if (ok && hdr.size) {
+		sec = malloc(hdr.size);
+		ok = sec && read_all(p[0], sec, hdr.size) &&
+		     fnv64(sec, hdr.size) == hdr.sum;
+	}
+	close(p[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			free(sec);
 			return EIO;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	say("synthesis for %s killed by signal %d", path, WTERMSIG(status));
-	return EIO;
+		}
+	if (!WIFEXITED(status)) {
+		say("synthesis for %s killed by signal %d", name,
+		    WTERMSIG(status));
+		free(sec);
+		return EIO;
+	}
+	if (WEXITSTATUS(status) || !ok) {
+		free(sec);
+		return WEXITSTATUS(status) ?: EIO;
+	}
+	status = entry_write(path, &hdr, sec) ? errno ?: EIO : 0;
+	free(sec);
+	return status;
 }
 
 /* ---- one file ---------------------------------------------------------- */
