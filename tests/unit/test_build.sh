@@ -22,6 +22,8 @@ codectl_hook_stats
 codectl_import_clear
 codectl_import_file
 codectl_import_remove
+codectl_import_sframe
+codectl_import_synth
 codectl_jit_add
 codectl_jit_create
 codectl_jit_destroy

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl_import_file(), _remove() and _clear() with the fake device,
+ * codectl_import_file(), _synth(), _sframe(), _remove() and _clear() with
+ * the fake device,
  * which checks each imported section at the moment of the call (the
  * library frees it afterwards) with the project's decoder, at the
  * address it was built for, confined to the object's first executable
@@ -188,6 +189,50 @@ static void import_no_module(void **state)
 	close(fd);
 }
 
+/*
+ * The two steps: codectl_import_synth() sends nothing and gives what
+ * codectl_import_file() sends; codectl_import_sframe() sends it as is.
+ */
+static void synth_then_sframe(void **state)
+{
+	struct codectl_import_info whole;
+	uint64_t vaddr;
+	size_t size;
+	void *sec;
+	int fd = open(LIBC, O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), 0);
+	whole = rec.info;
+	assert_int_equal(codectl_import_synth(fd, &sec, &size, &vaddr, NULL), 0);
+	assert_int_equal(rec.calls, 1);
+	assert_int_equal(vaddr, whole.sframe_vaddr);
+	assert_int_equal(size, whole.sframe_size);
+	assert_int_equal(codectl_import_sframe(fd, sec, size, vaddr), 0);
+	assert_int_equal(rec.calls, 2);
+	assert_int_equal(rec.info.sframe, (uintptr_t)sec);
+	assert_int_equal(rec.info.sframe_size, size);
+	assert_int_equal(rec.info.sframe_vaddr, vaddr);
+	assert_int_equal(rec.info.fd, fd);
+	assert_int_equal(rec.info.flags, 0);
+	assert_true(rec.valid);
+	/* Bad arguments: EINVAL, nothing sent. */
+	assert_int_equal(codectl_import_sframe(fd, NULL, size, vaddr), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_sframe(fd, sec, 0, vaddr), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_sframe(-1, sec, size, vaddr), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_synth(fd, NULL, &size, &vaddr, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_synth(-1, &sec, &size, &vaddr, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rec.calls, 2);
+	free(sec);
+	close(fd);
+}
+
 static void remove_clear(void **state)
 {
 	int fd = open(LIBC, O_RDONLY);
@@ -212,6 +257,7 @@ int main(void)
 		cmocka_unit_test_setup(import_libc, setup),
 		cmocka_unit_test_setup(import_errors, setup),
 		cmocka_unit_test_setup(import_no_module, setup),
+		cmocka_unit_test_setup(synth_then_sframe, setup),
 		cmocka_unit_test_setup(remove_clear, setup),
 	};
 
