@@ -2,9 +2,20 @@
 #ifndef CODECTL_TOOLS_COMMANDS_H
 #define CODECTL_TOOLS_COMMANDS_H
 
+#include <time.h>
+
 /* The commands of their own files; @argc/@argv: the arguments after it. */
 int cmd_import(int argc, char **argv);	/* import.c */
 int cmd_daemon(int argc, char **argv);	/* daemon.c */
 int cmd_status(int argc, char **argv);	/* status.c */
+
+/* Milliseconds of CLOCK_MONOTONIC: for timing what the commands do. */
+static inline double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 #endif

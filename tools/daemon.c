@@ -141,14 +141,6 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static uint64_t fnv64(const void *p, size_t n)
 {
 	const unsigned char *s = p;

@@ -51,14 +51,6 @@ struct seen {
 	ino_t ino;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Import one file; @quiet_skip: say nothing of skipped objects. */
 static int import_one(const char *path, struct import_count *c,
 		       int quiet_skip)
