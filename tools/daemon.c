@@ -176,14 +176,13 @@ static void state_write(void)
 		rename(tmp, d.state);
 }
 
+/* An object not covered: counted, and kept among the last few. */
 static void note_failed(const char *path, const char *why)
 {
-	unsigned int i;
-
+	d.failed++;
 	if (d.nfailed == FAILED_KEPT) {
-		for (i = 1; i < FAILED_KEPT; i++)
-			memcpy(d.failed_paths[i - 1], d.failed_paths[i],
-			       sizeof(d.failed_paths[0]));
+		memmove(d.failed_paths[0], d.failed_paths[1],
+			(FAILED_KEPT - 1) * sizeof(d.failed_paths[0]));
 		d.nfailed--;
 	}
 	snprintf(d.failed_paths[d.nfailed++], sizeof(d.failed_paths[0]),
@@ -444,31 +443,17 @@ static void cache_trim(void)
 
 /* ---- synthesis, in a child --------------------------------------------- */
 
-/* Read exactly @len bytes: 1, or 0 at EOF or an error. */
-static int read_all(int fd, void *buf, size_t len)
+/*
+ * Write (@out) or read exactly @len bytes of a pipe: 1, or 0 at EOF or
+ * an error.
+ */
+static int pipe_all(int fd, void *buf, size_t len, int out)
 {
 	char *p = buf;
 	ssize_t n;
 
 	while (len) {
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		p += n;
-		len -= n;
-	}
-	return 1;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
+		n = out ? write(fd, p, len) : read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -514,8 +499,8 @@ static void synth_child(int fd, int out, uint64_t file_size)
 		hdr.size = size;
 		hdr.sum = fnv64(sec, size);
 	}
-	if (!write_all(out, &hdr, sizeof(hdr)) ||
-	    (hdr.size && !write_all(out, sec, hdr.size)))
+	if (!pipe_all(out, &hdr, sizeof(hdr), 1) ||
+	    (hdr.size && !pipe_all(out, sec, hdr.size, 1)))
 		_exit(EIO);
 	_exit(0);
 }
@@ -549,14 +534,14 @@ static int synth_entry(int fd, const char *path, uint64_t file_size,
 		synth_child(fd, p[1], file_size);
 	close(p[1]);
 	say("synthesising %s (child %d)", name, (int)pid);
-	ok = read_all(p[0], &hdr, sizeof(hdr)) &&
+	ok = pipe_all(p[0], &hdr, sizeof(hdr), 0) &&
 	     !memcmp(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic)) &&
 	     hdr.file_size == file_size &&
 	     (hdr.kind == ENTRY_NO_CFI ? !hdr.size :
 	      hdr.kind == ENTRY_SECTION && hdr.size && hdr.size <= ENTRY_MAX);
 	if (ok && hdr.size) {
 		sec = malloc(hdr.size);
-		ok = sec && read_all(p[0], sec, hdr.size) &&
+		ok = sec && pipe_all(p[0], sec, hdr.size, 0) &&
 		     fnv64(sec, hdr.size) == hdr.sum;
 	}
 	close(p[0]);
@@ -582,14 +567,12 @@ static int synth_entry(int fd, const char *path, uint64_t file_size,
 
 /* ---- one file ---------------------------------------------------------- */
 
-/* Open the file a record names and check it is the one queued. */
-static int open_queued(const struct codectl_demand *r, struct stat *st)
+/* Open the file a record names and check it is @want, the one queued. */
+static int open_queued(const struct codectl_demand *r,
+		       const struct ident *want, struct stat *st)
 {
+	struct ident got;
 	char p[128];
-	struct ident want = {
-		.dev = r->dev, .ino = r->ino, .size = r->size,
-		.mtime_sec = r->mtime_sec, .mtime_nsec = r->mtime_nsec,
-	}, got;
 	int fd = -1;
 
 	if (r->pid) {
@@ -607,7 +590,7 @@ static int open_queued(const struct codectl_demand *r, struct stat *st)
 		return -1;
 	}
 	ident_of_stat(st, &got);
-	if (!ident_eq(&want, &got)) {
+	if (!ident_eq(want, &got)) {
 		close(fd);
 		errno = ESTALE;
 		return -1;
@@ -632,7 +615,7 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 	entry_path(fd, &id, path, sizeof(path));
 	for (tries = 0; tries < 2; tries++) {
 		r = entry_read(path, st->st_size, &hdr, &sec);
-		if (r == -1 || r == -2) {
+		if (r) {
 			t0 = now_ms();
 			err = synth_entry(fd, path, st->st_size, name);
 			if (err == EEXIST) {
@@ -643,12 +626,12 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 				say("cannot synthesise %s: %s", name,
 				    strerror(err));
 				note_failed(name, strerror(err));
-				d.failed++;
 				return V_FAILED;
 			}
+			t0 = now_ms() - t0;
 			d.synthesised++;
-			d.synth_ms += now_ms() - t0;
-			say("synthesised %s in %.0f ms", name, now_ms() - t0);
+			d.synth_ms += t0;
+			say("synthesised %s in %.0f ms", name, t0);
 			r = entry_read(path, st->st_size, &hdr, &sec);
 			if (r)
 				continue;
@@ -681,11 +664,9 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 		}
 		say("cannot import %s: %s", name, strerror(err));
 		note_failed(name, strerror(err));
-		d.failed++;
 		return err == ETXTBSY ? V_GONE : V_FAILED;
 	}
 	note_failed(name, "its section is refused");
-	d.failed++;
 	return V_FAILED;
 }
 
@@ -705,7 +686,7 @@ static void handle(const struct codectl_demand *r, int queued)
 	if (seen_has(&id))
 		return;
 	snprintf(name, sizeof(name), "%s", r->path[0] ? r->path : "?");
-	fd = open_queued(r, &st);
+	fd = open_queued(r, &id, &st);
 	if (fd < 0) {
 		/* Replaced or gone: its successor is queued when met. */
 		say("%s (pid %u): %s", name, r->pid,
@@ -780,13 +761,6 @@ static void rescan(void)
 			r.size = st.st_size;
 			r.mtime_sec = st.st_mtim.tv_sec;
 			r.mtime_nsec = st.st_mtim.tv_nsec;
-			{
-				struct ident id;
-
-				ident_of_stat(&st, &id);
-				if (seen_has(&id))
-					continue;
-			}
 			handle(&r, 0);
 		}
 		fclose(f);
