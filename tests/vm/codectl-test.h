@@ -200,6 +200,9 @@ void sfr_obj_seal(struct sfr_obj *o);
 void jit_table_init(struct codectl_jit_unwind_table *t, uint32_t size,
 		    uint32_t stride, uint32_t nr, uint32_t used);
 
+/* Copy file @from to @to (created or truncated, @mode): 0 or -1. */
+int copy_file(const char *from, const char *to, mode_t mode);
+
 /* ---- module parameters and debugfs stats ------------------------------ */
 #define PARAM_DIR	"/sys/module/codectl/parameters/"
 #define STATS_PATH	"/sys/kernel/debug/codectl/stats"

@@ -69,27 +69,6 @@ static int child_meets_copy(void)
 	return 0;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in, out, ret = -1;
-	ssize_t n;
-
-	in = open(from, O_RDONLY);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in >= 0 && out >= 0) {
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			if (write(out, buf, n) != n)
-				break;
-		ret = n ? -1 : 0;
-	}
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return ret;
-}
-
 TEST(demand_queue)
 {
 	struct codectl_demand recs[8], r;
@@ -145,7 +124,7 @@ TEST(demand_queue)
 
 	/* A file an unwind meets without SFrame or import: one record. */
 	unlink(NOSF_COPY);
-	REQUIRE(!copy_file(NOSF, NOSF_COPY), "copy %s", NOSF);
+	REQUIRE(!copy_file(NOSF, NOSF_COPY, 0755), "copy %s", NOSF);
 	REQUIRE(!stat(NOSF_COPY, &sb), "stat");
 	pid = fork();
 	REQUIRE(pid >= 0, "fork");

@@ -61,28 +61,6 @@ static int child_eperm(void *arg)
 	return 0;
 }
 
-/* Copy @from to @to; 0 or -1. */
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in, out, ret = -1;
-	ssize_t n;
-
-	in = open(from, O_RDONLY);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (in >= 0 && out >= 0) {
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			if (write(out, buf, n) != n)
-				break;
-		ret = n ? -1 : 0;
-	}
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return ret;
-}
-
 TEST(import_errors)
 {
 	unsigned long long flat_max = 0;
@@ -159,7 +137,7 @@ TEST(import_errors)
 	EXPECT_RC(import(devnull, NULL, 0, 0, CODECTL_IMPORT_REMOVE), ENOENT,
 		  "REMOVE of a file without an import");
 	/* ETXTBSY: a copy of libc that is open for writing. */
-	REQUIRE(!copy_file(LIBC, COPY), "copy %s to %s", LIBC, COPY);
+	REQUIRE(!copy_file(LIBC, COPY, 0644), "copy %s to %s", LIBC, COPY);
 	wr = open(COPY, O_WRONLY | O_CLOEXEC);
 	cp = open(COPY, O_RDONLY | O_CLOEXEC);
 	REQUIRE(wr >= 0 && cp >= 0, "open %s", COPY);

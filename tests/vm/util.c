@@ -561,6 +561,27 @@ void jit_table_init(struct codectl_jit_unwind_table *t, uint32_t size,
 			 __ATOMIC_RELEASE);
 }
 
+int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in, out, ret = -1;
+	ssize_t n;
+
+	in = open(from, O_RDONLY);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (in >= 0 && out >= 0) {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, n) != n)
+				break;
+		ret = n ? -1 : 0;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
 /* ---- module parameters and debugfs stats ------------------------------ */
 
 int param_read_str(const char *name, char *buf, size_t len)
