@@ -662,20 +662,19 @@ static bool discovery_covered(struct codectl_mm *cmm, u64 pc)
 static void discovery_finish(struct discovery_batch *b)
 {
 	struct codectl_mm *cmm = codectl_mm_find(b->mm);
-	bool registry = cmm;
 	struct discovery_obj *o, *t;
 	int r;
 
 	list_for_each_entry_safe(o, t, &b->later, later) {
 		list_del(&o->later);
-		if (registry && discovery_covered(cmm, o->pc)) {
-			atomic64_inc(&discovery_stats.covered);
-		} else if (!registry) {
+		if (!cmm) {
 			/* Not remembered when the queue had no room for it. */
 			if (codectl_demand_queue(o->of.file, o->of.vm_start,
 						 o->vm_end, o->of.vm_off))
 				file_negative_add(o->of.file, o->gen);
 			atomic64_inc(&discovery_stats.unregistered);
+		} else if (discovery_covered(cmm, o->pc)) {
+			atomic64_inc(&discovery_stats.covered);
 		} else {
 			r = discovery_register(o);
 			if (r)
