@@ -25,6 +25,7 @@
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
+#   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
 #   scripts/check.sh --debug           ("make check-debug", not in "make check")
 #
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
@@ -92,10 +93,16 @@ if [ $# -eq 0 ]; then
 	fi
 fi
 
-# run_stage NAME COMMAND...: run, tee the log, add up its counts.
+# run_stage NAME COMMAND...: run, tee the log, add up its counts.  With
+# CODECTL_STAGES set (words such as "vm tracers"), only the stages whose
+# name, less its -SERIES, is one of them run; the others are not counted.
 run_stage() {
 	local name=$1 log=$logs/$1.log start rc line p f secs
 	shift
+	if [ -n "${CODECTL_STAGES:-}" ] &&
+	   ! grep -qw -- "${name%%-[0-9d]*}" <<<"$CODECTL_STAGES"; then
+		return 0
+	fi
 	echo "=== $name"
 	start=$(date +%s)
 	"$@" 2>&1 | tee "$log"
