@@ -11,6 +11,7 @@
 #include <linux/elf.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+#include <asm/pgtable.h>
 #include <asm/ptrace.h>
 
 #include "sframe.h"
@@ -79,6 +80,24 @@ static inline unsigned long codectl_arch_user_fp(const struct pt_regs *regs)
 {
 	return regs->bp;
 }
+
+/*
+ * Page-table entry flags of a present, user, executable page (the PTE,
+ * or a PMD or PUD that maps a huge page): present and user, no NX.  A
+ * PROT_NONE page (_PAGE_PROTNONE, no _PAGE_USER) is not.
+ */
+static inline bool codectl_arch_flags_user_exec(u64 flags)
+{
+	return (flags & (_PAGE_PRESENT | _PAGE_USER | _PAGE_NX)) ==
+	       (_PAGE_PRESENT | _PAGE_USER);
+}
+
+#define codectl_arch_pte_user_exec(pte)	\
+	codectl_arch_flags_user_exec(pte_flags(pte))
+#define codectl_arch_pmd_user_exec(pmd)	\
+	codectl_arch_flags_user_exec(pmd_flags(pmd))
+#define codectl_arch_pud_user_exec(pud)	\
+	codectl_arch_flags_user_exec(pud_flags(pud))
 
 /* User registers of native (64-bit) code: what the unwinder walks. */
 static inline bool codectl_arch_native(struct pt_regs *regs)

@@ -140,4 +140,15 @@ struct unwind_stacktrace {
 #define CODECTL_IMPORT_TEST()		MODULE_IMPORT_NS(CODECTL_TEST)
 #endif
 
+/*
+ * A PMD read once, as GUP-fast reads it.  6.1 has no pmdp_get_lockless():
+ * there a 64-bit PMD is one word, and READ_ONCE() reads it whole.
+ */
+#include <linux/pgtable.h>
+#ifdef pmdp_get_lockless
+#define codectl_pmdp_get_lockless(pmdp)	pmdp_get_lockless(pmdp)
+#else
+#define codectl_pmdp_get_lockless(pmdp)	READ_ONCE(*(pmdp))
+#endif
+
 #endif /* CODECTL_COMPAT_H */

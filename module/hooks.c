@@ -48,6 +48,11 @@ enum codectl_hook_id {
  * @declined:	calls left to the kernel
  * @missed:	calls kprobes missed while earlier attachments were live
  * @walk:	what the redirected calls' walks found
+ * @harm_checked: walks compared with the kernel's (check_harm)
+ * @harm_shorter: of them, walks that gave fewer frames than the kernel's
+ *		valid prefix
+ * @harm_last:	the last such walk: its stop, frames given and the
+ *		kernel's prefix, one byte each
  */
 struct codectl_hook {
 	struct kprobe kp;
@@ -60,6 +65,9 @@ struct codectl_hook {
 	atomic64_t declined;
 	u64 missed;
 	struct codectl_walk_counters walk;
+	atomic64_t harm_checked;
+	atomic64_t harm_shorter;
+	u32 harm_last;
 };
 
 static struct codectl_hook codectl_hooks[CODECTL_NR_HOOKS];
@@ -71,6 +79,37 @@ static atomic_long_t codectl_hooks_inflight;
 static DEFINE_MUTEX(codectl_hooks_lock);
 static bool codectl_hooks_on = true;
 static bool codectl_hooks_live;
+
+/*
+ * The no-harm check, a debugging aid (off by default: it walks every
+ * stack twice): each redirected walk is compared with the kernel's own
+ * frame-pointer walk from the same registers (codectl_walk_reference()),
+ * and a walk that gives fewer frames than that walk's valid prefix is
+ * counted (debugfs codectl/hooks, "harm").  A walk that reached the
+ * outermost frame, one its consumer cut, and one that gave no frame (the
+ * pc of an exec's old program) are not compared.
+ */
+static bool codectl_check_harm;
+module_param_named(check_harm, codectl_check_harm, bool, 0644);
+MODULE_PARM_DESC(check_harm,
+		 "Count the hooks' stacks shorter than the kernel's frame-pointer walk (debug; default 0)");
+
+static void codectl_hook_harm(struct codectl_hook *h, struct codectl_walk *w,
+			      const struct pt_regs *regs, unsigned int given)
+{
+	unsigned int ref;
+
+	if (!READ_ONCE(codectl_check_harm) || !given || !w->stop ||
+	    w->stop == CODECTL_STOP_OUTERMOST || w->stop == CODECTL_STOP_END)
+		return;
+	atomic64_inc(&h->harm_checked);
+	ref = codectl_walk_reference(w, regs, given + 1);
+	if (ref > given) {
+		atomic64_inc(&h->harm_shorter);
+		WRITE_ONCE(h->harm_last, w->stop << 16 | min(given, 255U) << 8 |
+			   min(ref, 255U));
+	}
+}
 
 /* The last statement of every replacement. */
 static __always_inline void codectl_hook_leave(void)
@@ -88,17 +127,22 @@ static __always_inline void codectl_hook_leave(void)
 static void codectl_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 					struct pt_regs *regs)
 {
+	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_PERF];
 	struct codectl_walk w;
+	unsigned int given = 0;
 
 	rcu_read_lock();
 	codectl_walk_start(&w, regs, 0, true);
 	while (!w.stop) {
-		if (perf_callchain_store(entry, w.f.ip) ||
-		    entry->nr >= entry->max_stack)
+		if (perf_callchain_store(entry, w.f.ip))
+			break;
+		given++;
+		if (entry->nr >= entry->max_stack)
 			break;
 		codectl_walk_next(&w);
 	}
-	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_PERF].walk);
+	codectl_hook_harm(h, &w, regs, given);
+	codectl_walk_end(&w, &h->walk);
 	rcu_read_unlock();
 	codectl_hook_leave();
 }
@@ -112,16 +156,20 @@ static void codectl_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 					 void *cookie,
 					 const struct pt_regs *regs)
 {
+	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_STACKTRACE];
 	struct codectl_walk w;
+	unsigned int given = 0;
 
 	rcu_read_lock();
 	codectl_walk_start(&w, regs, 0, true);
 	while (!w.stop) {
 		if (!consume_entry(cookie, w.f.ip))
 			break;
+		given++;
 		codectl_walk_next(&w);
 	}
-	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_STACKTRACE].walk);
+	codectl_hook_harm(h, &w, regs, given);
+	codectl_walk_end(&w, &h->walk);
 	rcu_read_unlock();
 	codectl_hook_leave();
 }
@@ -129,6 +177,7 @@ static void codectl_arch_stack_walk_user(stack_trace_consume_fn consume_entry,
 static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
 				     unsigned int max_entries, bool nofault)
 {
+	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_UNWIND_USER];
 	struct codectl_walk w;
 
 	codectl_walk_start(&w, task_pt_regs(current), 0, nofault);
@@ -138,7 +187,8 @@ static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
 			break;
 		codectl_walk_next(&w);
 	}
-	codectl_walk_end(&w, &codectl_hooks[CODECTL_HOOK_UNWIND_USER].walk);
+	codectl_hook_harm(h, &w, task_pt_regs(current), trace->nr);
+	codectl_walk_end(&w, &h->walk);
 }
 
 /*
@@ -517,6 +567,10 @@ int codectl_hooks_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s calls %llu redirected %llu declined %llu missed %llu fallbacks %llu walks %llu ns %lld\n",
 			   s.name, s.calls, s.redirected, s.declined, s.missed,
 			   s.fallbacks, s.walks, atomic64_read(&h->walk.ns));
+		seq_printf(m, "%s harm checked %lld shorter %lld last %x\n",
+			   s.name, atomic64_read(&h->harm_checked),
+			   atomic64_read(&h->harm_shorter),
+			   READ_ONCE(h->harm_last));
 		seq_printf(m, "%s frames", s.name);
 		for (i = 1; i < ARRAY_SIZE(s.frames); i++)
 			if (codectl_frame_names[i])

@@ -627,6 +627,11 @@ int codectl_unwind_show(struct seq_file *m, void *v);
 extern const char * const codectl_frame_names[8];
 extern const char * const codectl_stop_names[16];
 
+/* pgtable.c */
+#define CODECTL_PAGE_EXEC	0x1	/* present, user, executable */
+#define CODECTL_PAGE_ANON	0x2	/* and anonymous memory */
+unsigned int codectl_user_page(struct mm_struct *mm, unsigned long addr);
+
 /* discover.c */
 extern bool codectl_discover;
 void codectl_discover_request(u64 pc);

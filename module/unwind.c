@@ -660,8 +660,11 @@ static int codectl_step_jit(struct codectl_walk *w,
  * text (which exec recorded in the mm), and the executable mappings
  * discovery examined in vain (its negative entries).  That covers every
  * executable file mapping once discovery has swept the address space.
- * Walks that may fault (task context) also look up the mapping, under the
- * mmap lock; the others never take it.
+ * Then the page tables, also lock-free: a present page the CPU would
+ * execute is code whatever maps it (JIT code in anonymous memory, an
+ * object not examined yet).  Walks that may fault (task context) also
+ * look up the mapping, under the mmap lock, for a page not resident; the
+ * others never take it.
  */
 static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 {
@@ -679,6 +682,8 @@ static bool codectl_in_code(const struct codectl_walk *w, u64 addr)
 		return true;
 	cmm = codectl_mm_find(mm);
 	if (cmm && codectl_mm_negative(cmm, addr))
+		return true;
+	if (codectl_user_page(mm, addr) & CODECTL_PAGE_EXEC)
 		return true;
 	if (w->nofault)
 		return false;
@@ -748,6 +753,27 @@ static bool codectl_is_restorer(struct codectl_walk *w, u64 ip)
 }
 
 /*
+ * A return address that no call precedes, in a frame record of JIT code:
+ * HotSpot's interpreter pushes the address of its return entry and jumps
+ * to the method it invokes, so every frame an interpreted method called
+ * returns there.  Taken from a frame-pointer step only, when the address
+ * is in an executable page of anonymous memory (a code cache, not a
+ * file), and when the frame pointer that came with it carries the chain
+ * on: zero, or aligned and not below the caller's stack pointer.  A
+ * function pointer stored in data is not in such memory in C programs,
+ * and a wrong frame pointer in native code rarely leads to one.
+ */
+static bool codectl_pushed_ra(const struct codectl_walk *w)
+{
+	const unsigned int jit = CODECTL_PAGE_EXEC | CODECTL_PAGE_ANON;
+
+	if (w->method != CODECTL_FRAME_FP ||
+	    (codectl_user_page(current->mm, w->f.ip) & jit) != jit)
+		return false;
+	return !w->f.fp || (!(w->f.fp & 7) && w->f.fp >= w->f.sp);
+}
+
+/*
  * May the walk give the frame it just found?  Its pc must be code: where a
  * signal interrupted it, a handler's sa_restorer (which no call precedes:
  * the kernel put its address there as the handler's return address), or
@@ -756,11 +782,16 @@ static bool codectl_is_restorer(struct codectl_walk *w, u64 ip)
  */
 static int codectl_check_caller(struct codectl_walk *w)
 {
+	int ret;
+
 	if (w->method == CODECTL_FRAME_SIGNAL ||
 	    codectl_is_restorer(w, w->f.ip))
 		return codectl_code_or_ask(w, w->f.ip) ? STEP_OK :
 							 CODECTL_STOP_NOT_CODE;
-	return codectl_check_ra(w, w->f.ip);
+	ret = codectl_check_ra(w, w->f.ip);
+	if (ret == CODECTL_STOP_NOT_CODE && codectl_pushed_ra(w))
+		ret = STEP_OK;
+	return ret;
 }
 
 /*
@@ -1017,6 +1048,55 @@ void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 	if (w->fallbacks)
 		atomic64_add(w->fallbacks, &c->fallbacks);
 	atomic64_add(ktime_get_mono_fast_ns() - w->t0, &c->ns);
+}
+
+/**
+ * codectl_walk_reference() - how far the kernel's frame-pointer walk gets
+ * @w:		a walk begun by codectl_walk_start() on @regs and not ended:
+ *		its read mode and registrations are used, its frame is not
+ * @regs:	the user registers it began with
+ * @max:	count no further than this
+ *
+ * The no-harm check (the hooks' module parameter check_harm): the walk
+ * the kernel makes without codectl (perf_callchain_user(), unwind_user()'s
+ * frame-pointer step: the pc, then the return address above each saved
+ * frame pointer, up the stack, an aligned frame pointer) as far as its
+ * frames are right: up to the first return address that is not in an
+ * executable page (the page tables, not what codectl knows of code) right
+ * after a call.  codectl's own walk must give at least as many frames.
+ * Lock-free in @w's nofault mode.
+ *
+ * Return: the frames of that valid prefix, frame 0 included, at most @max.
+ */
+unsigned int codectl_walk_reference(struct codectl_walk *w,
+				    const struct pt_regs *regs,
+				    unsigned int max)
+{
+	struct codectl_uframe f = w->f;
+	struct codectl_caller c;
+	unsigned int n = 1;
+	u8 b[8];
+
+	if (w->only_pc || w->stop == CODECTL_STOP_NO_USER)
+		return 0;
+	w->f = (struct codectl_uframe) {
+		.sp = user_stack_pointer((struct pt_regs *)regs),
+		.fp = codectl_arch_user_fp(regs),
+	};
+	while (n < max) {
+		if (!w->f.fp || (w->f.fp & 7) ||
+		    codectl_eval(w, &codectl_rule_fp, &c) ||
+		    codectl_to_caller(w, &c, CODECTL_FRAME_FP) ||
+		    !codectl_user_addr(c.ra) || c.ra <= sizeof(b) ||
+		    !(codectl_user_page(current->mm, c.ra - 1) &
+		      CODECTL_PAGE_EXEC) ||
+		    codectl_copy(w, b, c.ra - sizeof(b), sizeof(b)) ||
+		    !codectl_arch_call_before(b))
+			break;
+		n++;
+	}
+	w->f = f;
+	return n;
 }
 
 /*

@@ -155,5 +155,8 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 void codectl_walk_next(struct codectl_walk *w);
 void codectl_walk_end(struct codectl_walk *w,
 		      struct codectl_walk_counters *c);
+unsigned int codectl_walk_reference(struct codectl_walk *w,
+				    const struct pt_regs *regs,
+				    unsigned int max);
 
 #endif /* CODECTL_WALK_H */
