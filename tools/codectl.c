@@ -14,8 +14,11 @@
  *                            this one, which has only what discovery
  *                            found in it): range, kind, origin, SFrame
  *                            version, FDEs, coverage, table, build id,
- *                            pathname; another process needs the
- *                            permission its /proc/PID/maps needs
+ *                            pathname; then its anonymous executable
+ *                            regions (JIT code) and how each is walked
+ *                            (JIT table or frame pointers); another
+ *                            process needs the permission its
+ *                            /proc/PID/maps needs
  *   codectl unwind           the unwinder's counters: unwinds, frames by
  *                            method, stops by reason; then each tracer
  *                            hook's (perf, ftrace, deferred): attached,
@@ -36,8 +39,9 @@
  *                            to the module for every process (import.c)
  *   codectl daemon [...]     the same on demand, for every object an
  *                            unwind meets (daemon.c)
- *   codectl status           will stacks be complete, and if not why
- *                            (status.c)
+ *   codectl status [PID]     will stacks be complete, and if not why;
+ *                            with PID, how each of its executable
+ *                            mappings is walked (status.c)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -212,7 +216,9 @@ static int list_fail(pid_t pid, int err)
  * codectl list [PID]: one line per registration of PID's address space,
  * in address order (CODECTL_QUERY VER2).  Columns: text range, kind,
  * origin, SFrame version, FDEs, coverage (bytes and percent of the text),
- * lookup table, build id, pathname; "-" where there is none.
+ * lookup table, build id, pathname; "-" where there is none.  Then its
+ * anonymous executable regions (JIT code) and how each is walked
+ * (regions.c).
  */
 static int cmd_list(pid_t pid)
 {
@@ -220,7 +226,7 @@ static int cmd_list(pid_t pid)
 	unsigned char build_id[CODECTL_BUILD_ID_MAX];
 	struct codectl_query_info q;
 	uint64_t addr = 0, len;
-	int n = 0, tries = 0;
+	int n = 0, tries = 0, uncovered;
 
 	for (;;) {
 		query_init(&q, addr, path, sizeof(path), build_id,
@@ -261,6 +267,10 @@ static int cmd_list(pid_t pid)
 		n++;
 	}
 	printf("%d registrations\n", n);
+	n = regions_show(pid, 0, &uncovered);
+	if (n < 0)
+		return list_fail(pid, errno);
+	printf("%d anonymous executable regions\n", n);
 	return 0;
 }
 
@@ -478,7 +488,7 @@ static void usage(FILE *f)
 	      "       import FILE... | import --system | import --remove FILE... | "
 	      "import --clear | import --list |\n"
 	      "       daemon [--cache DIR] [--cache-max BYTES] [--state FILE] | "
-	      "status\n", f);
+	      "status [PID]\n", f);
 }
 
 int main(int argc, char **argv)

@@ -2,12 +2,16 @@
 #ifndef CODECTL_TOOLS_COMMANDS_H
 #define CODECTL_TOOLS_COMMANDS_H
 
+#include <sys/types.h>
 #include <time.h>
 
 /* The commands of their own files; @argc/@argv: the arguments after it. */
 int cmd_import(int argc, char **argv);	/* import.c */
 int cmd_daemon(int argc, char **argv);	/* daemon.c */
 int cmd_status(int argc, char **argv);	/* status.c */
+
+/* regions.c: PID's executable regions and how each is walked. */
+int regions_show(pid_t pid, int all, int *uncovered);
 
 /* Milliseconds of CLOCK_MONOTONIC: for timing what the commands do. */
 static inline double now_ms(void)

@@ -3,11 +3,13 @@
  * The codectl tool, "codectl status": one screen telling whether user
  * stacks will be complete, and if not why.
  *
- *   codectl status [--state FILE]
+ *   codectl status [--state FILE] [PID]
  *
  * Module and ABI version, the tracer hooks (per kernel function),
  * discovery, the daemon (alive, its queue), imports (count, bytes), the
- * last objects the daemon could not cover.  Exit status 0 when all is
+ * last objects the daemon could not cover; with PID, each executable
+ * mapping of that process and how the walk covers it (SFrame, a JIT
+ * table, frame pointers: regions.c).  Exit status 0 when all is
  * well, 1 when something is off (each such line starts with "!"), 2 for
  * bad arguments.  Counters need root (debugfs, CAP_PERFMON): without,
  * it says what it could not see.
@@ -144,6 +146,24 @@ static void show_daemon(const char *state, long long reader)
 	fclose(f);
 }
 
+/*
+ * codectl status PID: each executable mapping of the process and how the
+ * walk covers it; a file mapping without rules is a line marked !.
+ */
+static void show_process(long pid)
+{
+	int n, uncovered;
+
+	printf("  %-10s %ld\n", "process", pid);
+	n = regions_show(pid, 1, &uncovered);
+	if (n < 0)
+		line(1, "process", "%ld: %s", pid, strerror(errno));
+	else if (uncovered)
+		line(1, "process", "%d of %d executable mappings without rules: "
+		     "stacks through them are cut where they have no frame "
+		     "pointers", uncovered, n);
+}
+
 /**
  * cmd_status() - codectl status
  * @argc:	arguments after "status"
@@ -155,13 +175,22 @@ int cmd_status(int argc, char **argv)
 {
 	const char *state = STATE_FILE;
 	struct codectl_version v;
-	char ver[64], p[64];
+	char ver[64], p[64], *end;
 	long long n, bytes, reader;
+	long pid = 0;
 
-	if (argc == 2 && !strcmp(argv[0], "--state"))
+	if (argc >= 2 && !strcmp(argv[0], "--state")) {
 		state = argv[1];
-	else if (argc) {
-		fputs("usage: codectl status [--state FILE]\n", stderr);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc == 1) {
+		pid = strtol(argv[0], &end, 10);
+		if (!*argv[0] || *end || pid <= 0 || pid > INT32_MAX)
+			argc = 2;
+	}
+	if (argc > 1) {
+		fputs("usage: codectl status [--state FILE] [PID]\n", stderr);
 		return 2;
 	}
 	if (codectl_version(&v)) {
@@ -189,8 +218,15 @@ int cmd_status(int argc, char **argv)
 		     bytes / 1048576.0);
 	else
 		line(0, "imports", "(needs root and debugfs to see them)");
-	printf("%s\n", off ? "Something is off (lines marked !): some stacks "
-	       "will be cut." : "Stacks will be complete for every object "
-	       "with SFrame or CFI.");
+	if (pid)
+		show_process(pid);
+	if (pid)
+		printf("%s\n", off ? "Something is off (lines marked !): some "
+		       "of its stacks will be cut." : "Its stacks will be "
+		       "complete.");
+	else
+		printf("%s\n", off ? "Something is off (lines marked !): some "
+		       "stacks will be cut." : "Stacks will be complete for "
+		       "every object with SFrame or CFI.");
 	return off;
 }
