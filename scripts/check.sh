@@ -17,6 +17,10 @@
 #                  record -g with `codectl daemon` (SFrame synthesised on
 #                  demand), against perf's dwarf unwinding; the daemon's
 #                  faults (tests/vm/ondemand.sh)
+#   runtimes-SERIES Debian's node and java under perf record -g without the
+#                  module, with it alone and with the daemon: JIT frames
+#                  kept, complete stacks, the no-harm check
+#                  (tests/vm/runtimes.sh)
 #   files-SERIES   the kernel's SFrame verdict on every fixture, in a guest
 #   dkms-SERIES    DKMS add/build/install and modprobe in a guest
 #   packages       the .debs built, installed with apt into scratch roots
@@ -242,6 +246,28 @@ ondemand_stage() {
 		-- sh /tests/ondemand.sh /codectl.ko /tests/workload.py 3
 }
 
+# JIT runtimes: Debian's node (scripts/stage-node.sh) and OpenJDK 17
+# (scripts/stage-java.sh) under perf, without the module, with it alone
+# and with the daemon (tests/vm/runtimes.sh).
+runtimes_stage() {
+	local series=$1 ko node java lib=/usr/lib/x86_64-linux-gnu
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	node=$("$top/scripts/stage-node.sh" "$cache/nodejs") || return 1
+	java=$("$top/scripts/stage-java.sh" "$cache/java") || return 1
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 3072 \
+		-a "$java:/usr/lib/jvm/java-17-openjdk-amd64" \
+		-l "$logs/runtimes-$series.console" -a "$ko:/codectl.ko" \
+		-a /usr/bin/perf -A /usr/lib/perf-core \
+		-A "$node:/usr/bin/node" -A "${node%/bin/node}/share/nodejs:/usr/share/nodejs" \
+		-a "${node%/bin/node}/lib/x86_64-linux-gnu/libnode.so.108:$lib/libnode.so.108" \
+		-a "$top/tests/vm/runtimes.sh:/tests/runtimes.sh" \
+		-a "$top/tests/vm/runtimes:/tests/runtimes" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh /tests/runtimes.sh /codectl.ko 3
+}
+
 # --debug: each checker's canary (tests/vm/testmod/canary.c: insmod
 # codectl_test.ko canary=NAME) in a guest of its own must give that
 # checker's report and vm-run's verdict on it (exit status 125): a clean
@@ -354,6 +380,7 @@ for s in "$@"; do
 	run_stage "vm-$s" vm_stage "$s"
 	run_stage "tracers-$s" tracers_stage "$s"
 	run_stage "ondemand-$s" ondemand_stage "$s"
+	run_stage "runtimes-$s" runtimes_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
 	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done

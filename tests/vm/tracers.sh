@@ -66,6 +66,9 @@
 #     ends complete (end, at _start's cleared rbp), >= 95%; libc-tracee
 #     through Debian's libc without its rules (a real program sampled in
 #     a library without rules): every frame in an object perf knows.
+#   - no harm: the module is loaded with check_harm=1, and no walk of
+#     any of the workloads above gave fewer frames than the kernel's own
+#     frame-pointer walk finds in code (codectl_walk_reference());
 #   - what watching costs: a process without SFrame (dash, libc, nothing
 #     imported) under perf -g gets no registry (an mmu notifier's exit
 #     waits for an SRCU grace period), its files a negative entry each;
@@ -190,8 +193,19 @@ setup() {
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
 	[ -d /sys/kernel/tracing/events ] ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	insmod "$ko" || return
+	insmod "$ko" check_harm=1 || return
 	[ -z "$testmod_ko" ] || insmod "$testmod_ko"
+}
+
+# The no-harm check (check_harm=1): no redirected walk since insmod gave
+# fewer frames than the kernel's frame-pointer walk finds in code.
+harm_check() {
+	what=$1
+	# shellcheck disable=SC2046 # two words
+	set -- $(awk '$2 == "harm" { c += $4; s += $6 } END { print c + 0, s + 0 }' "$hooks")
+	check "$what: no walk shorter than the kernel's frame-pointer walk" \
+		"$2 of $1 walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
+		[ "$1" -gt 0 -a "$2" -eq 0 ]
 }
 
 # rmmod codectl, the test module first.
@@ -857,6 +871,7 @@ while [ $i -lt 20 ]; do
 done
 echo "# toggled 20 times: $(grep '^perf_callchain_user calls' "$hooks")"
 sleep 1
+harm_check "every workload above"
 check "rmmod while perf samples every CPU" "rmmod failed" rmmod_codectl
 wait $perf_pid
 prc=$?
@@ -868,7 +883,7 @@ wait $tracee
 "$v3" 30 2>"$tmp/running.out" &
 tracee=$!
 wait_ready "$tmp/running.out"
-check "insmod again, a tracee running" "insmod failed" insmod "$ko"
+check "insmod again, a tracee running" "insmod failed" insmod "$ko" check_harm=1
 perf record -q -e cpu-clock:u -F 499 -g -p $tracee -o "$tmp/running.data" \
 	-- sleep 4 >/dev/null 2>"$tmp/running.err"
 r=$(perf_stacks "$tmp/running.data" | share_complete 9)
@@ -878,6 +893,7 @@ r=$(perf_stacks "$tmp/running.data" | share_complete 9)
 expect_share "perf -g -p: a process running before insmod, discovered" "$r" ge 95
 kill $tracee 2>/dev/null
 wait $tracee
+harm_check "a process running before insmod"
 rmmod codectl
 
 rm -rf "$tmp"
