@@ -62,7 +62,8 @@ pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       python3.11 perl sqlite3	# the on-demand tests' programs (tests/vm/ondemand.sh)
       # JIT runtimes (tests/vm/runtimes.sh): OpenJDK, and the libraries of
       # Debian's node, which scripts/stage-node.sh unpacks beside them
-      openjdk-17-jre-headless libuv1 libicu72 libc-ares2 libnghttp2-14
+      openjdk-17-jre-headless openjdk-17-jdk-headless libuv1 libicu72
+      libc-ares2 libnghttp2-14
       libbrotli1 libssl3 zlib1g
       # make packages / check-packages (scripts/pkg-*.sh): .debs, RPMs,
       # their linters, the scratch bookworm root, signature checks
