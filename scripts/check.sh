@@ -30,6 +30,7 @@
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
+#   CODECTL_LANES=2 scripts/check.sh      (two kernels' stages side by side)
 #   scripts/check.sh --debug           ("make check-debug", not in "make check")
 #
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
@@ -327,25 +328,30 @@ if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
 			echo "1 passed, 0 failed"' checkpatch "$top/scripts/checkpatch.sh"
 	fi
 fi
-# run_stage_bg NAME COMMAND...: run_stage in the background, its output
-# and results kept until wait_stages prints and adds them.  A guest is one
-# TCG thread: on the debug kernel, whose stages are slow, two run side by
-# side.
+# run_bg NAME COMMAND...: COMMAND (a run_stage, or a function running
+# several) in the background, its output and results kept until
+# wait_stages prints and adds them.  A guest is one TCG thread: two run
+# side by side (the debug kernel's stages; the kernels' lanes below).
 bg=() bg_dir=$logs/.stages
-run_stage_bg() {
+run_bg() {
+	local name=$1
+	shift
 	mkdir -p "$bg_dir"
-	rm -f "$bg_dir/$1.fail"
+	rm -f "$bg_dir/$name".*
 	(
 		total_p=0 total_f=0 summary=() failures=() times=()
-		run_stage "$@" >"$bg_dir/$1.out" 2>&1
-		{
-			echo "$total_p $total_f"
-			printf '%s\n' "${summary[@]}" "${times[@]}"
-		} >"$bg_dir/$1.res"
-		[ ${#failures[@]} -eq 0 ] || printf '%s\n' "${failures[@]}" >"$bg_dir/$1.fail"
+		"$@" >"$bg_dir/$name.out" 2>&1
+		echo "$total_p $total_f" >"$bg_dir/$name.res"
+		printf '%s\n' "${summary[@]}" >"$bg_dir/$name.sum"
+		printf '%s\n' "${times[@]}" >"$bg_dir/$name.times"
+		[ ${#failures[@]} -eq 0 ] || printf '%s\n' "${failures[@]}" >"$bg_dir/$name.fail"
 	) &
-	bg+=("$1")
-	echo "=== $1 (in the background: its output follows when it ends)"
+	bg+=("$name")
+	echo "=== $name (in the background: its output follows when it ends)"
+}
+
+run_stage_bg() {
+	run_bg "$1" run_stage "$@"
 }
 
 wait_stages() {
@@ -353,20 +359,36 @@ wait_stages() {
 	wait
 	for n in "${bg[@]}"; do
 		cat "$bg_dir/$n.out"
-		{
-			read -r p f
-			total_p=$((total_p + p)) total_f=$((total_f + f))
-			read -r line && summary+=("$line")
-			read -r line && times+=("$line")
-		} <"$bg_dir/$n.res"
+		read -r p f <"$bg_dir/$n.res"
+		total_p=$((total_p + p)) total_f=$((total_f + f))
+		while IFS= read -r line; do
+			[ -z "$line" ] || summary+=("$line")
+		done <"$bg_dir/$n.sum"
+		while IFS= read -r line; do
+			[ -z "$line" ] || times+=("$line")
+		done <"$bg_dir/$n.times"
 		[ ! -s "$bg_dir/$n.fail" ] || failures+=("$(cat "$bg_dir/$n.fail")")
 	done
 	bg=()
 }
 
+# Every stage of the kernels named, one after the other.
+series_stages() {
+	local s
+	for s in "$@"; do
+		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+		run_stage "vm-$s" vm_stage "$s"
+		run_stage "tracers-$s" tracers_stage "$s"
+		run_stage "ondemand-$s" ondemand_stage "$s"
+		run_stage "runtimes-$s" runtimes_stage "$s"
+		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
+		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
+	done
+}
+
 for s in "$@"; do
-	[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 	if [ $debug -eq 1 ]; then
+		run_stage "build-$s" build_stage "$s"
 		# The tracer tests beside the guest suite, then the fuzzers
 		# at length (1M ioctls, 10M decoder executions).
 		run_stage_bg "tracers-$s" tracers_stage "$s"
@@ -375,15 +397,29 @@ for s in "$@"; do
 		run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
 			SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
 		wait_stages
-		continue
 	fi
-	run_stage "vm-$s" vm_stage "$s"
-	run_stage "tracers-$s" tracers_stage "$s"
-	run_stage "ondemand-$s" ondemand_stage "$s"
-	run_stage "runtimes-$s" runtimes_stage "$s"
-	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "files-$s" files_stage "$s"
-	[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 done
+# The kernels in CODECTL_LANES lanes side by side (default 1: one after
+# the other), kernel i in lane i mod LANES: a guest is one TCG thread, so
+# two lanes use a two-core machine.  What the lanes share is made first.
+lanes=${CODECTL_LANES:-1}
+if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ] && [ $# -gt 1 ]; then
+	[ -d "$cache/ondemand-python3.11" ] ||
+		"$top/scripts/stage-python.sh" "$cache/ondemand-python3.11"
+	"$top/scripts/stage-node.sh" "$cache/nodejs" >/dev/null
+	"$top/scripts/stage-java.sh" "$cache/java" >/dev/null
+	series=("$@")
+	for ((l = 0; l < lanes && l < ${#series[@]}; l++)); do
+		mine=()
+		for ((i = l; i < ${#series[@]}; i += lanes)); do
+			mine+=("${series[i]}")
+		done
+		run_bg "lane-$((l + 1))" series_stages "${mine[@]}"
+	done
+	wait_stages
+elif [ $debug -eq 0 ]; then
+	series_stages "$@"
+fi
 
 # The .debs built, installed with apt, upgraded and purged, for the
 # kernels the package test has roots for (scripts/pkg-test.sh).
