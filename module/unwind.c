@@ -708,6 +708,16 @@ static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
 	return false;
 }
 
+/* The call before @ra, without asking whether it is code. */
+static int codectl_after_call(const struct codectl_walk *w, u64 ra)
+{
+	u8 b[8];
+
+	if (codectl_copy(w, b, ra - sizeof(b), sizeof(b)))
+		return CODECTL_STOP_FAULT;
+	return codectl_arch_call_before(b) ? STEP_OK : CODECTL_STOP_NOT_CODE;
+}
+
 /*
  * Is @ra a return address?  Its call's last byte must be code, and the
  * call right before it (codectl_arch_call_before()).  (The bytes alone
@@ -717,13 +727,9 @@ static bool codectl_code_or_ask(const struct codectl_walk *w, u64 addr)
  */
 static int codectl_check_ra_code(const struct codectl_walk *w, u64 ra)
 {
-	u8 b[8];
-
-	if (ra <= sizeof(b) || !codectl_code_or_ask(w, ra - 1))
+	if (ra <= 8 || !codectl_code_or_ask(w, ra - 1))
 		return CODECTL_STOP_NOT_CODE;
-	if (codectl_copy(w, b, ra - 8, 8))
-		return CODECTL_STOP_FAULT;
-	return codectl_arch_call_before(b) ? STEP_OK : CODECTL_STOP_NOT_CODE;
+	return codectl_after_call(w, ra);
 }
 
 /* The same, once per distinct return address in a row of a walk. */
@@ -1073,9 +1079,9 @@ unsigned int codectl_walk_reference(struct codectl_walk *w,
 				    unsigned int max)
 {
 	struct codectl_uframe f = w->f;
+	unsigned int method = w->method;
 	struct codectl_caller c;
 	unsigned int n = 1;
-	u8 b[8];
 
 	if (w->only_pc || w->stop == CODECTL_STOP_NO_USER)
 		return 0;
@@ -1087,15 +1093,15 @@ unsigned int codectl_walk_reference(struct codectl_walk *w,
 		if (!w->f.fp || (w->f.fp & 7) ||
 		    codectl_eval(w, &codectl_rule_fp, &c) ||
 		    codectl_to_caller(w, &c, CODECTL_FRAME_FP) ||
-		    !codectl_user_addr(c.ra) || c.ra <= sizeof(b) ||
+		    !codectl_user_addr(c.ra) || c.ra <= 8 ||
 		    !(codectl_user_page(current->mm, c.ra - 1) &
 		      CODECTL_PAGE_EXEC) ||
-		    codectl_copy(w, b, c.ra - sizeof(b), sizeof(b)) ||
-		    !codectl_arch_call_before(b))
+		    codectl_after_call(w, c.ra))
 			break;
 		n++;
 	}
 	w->f = f;
+	w->method = method;
 	return n;
 }
 
