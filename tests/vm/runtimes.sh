@@ -101,14 +101,17 @@ share() {
 				deep++
 			if (no)
 				own++
-			if (rt == "node" && lastd == "(/usr/bin/node)" &&
-			    prevd ~ /\/libc\.so\.6\)$/)
+			c = rt == "node" ? lastd == "(/usr/bin/node)" &&
+					   prevd ~ /\/libc\.so\.6\)$/ :
+			    lastd ~ /\/libc\.so\.6\)$/ &&
+			    prevd ~ /\/libc\.so\.6\)$/ && prev2d ~ /\/libjli\.so\)$/
+			if (c)
 				complete++
-			if (rt == "java" && lastd ~ /\/libc\.so\.6\)$/ &&
-			    prevd ~ /\/libc\.so\.6\)$/ && prev2d ~ /\/libjli\.so\)$/)
-				complete++
+			else if (shown++ < 3)
+				print "# incomplete:" stack > "/dev/stderr"
 		}
 		n = nj = no = 0
+		stack = ""
 		lastd = prevd = prev2d = ""
 		on = 0
 	}
@@ -121,6 +124,8 @@ share() {
 	/^[ \t]*$/ { flush(); next }
 	on {
 		n++
+		if (n <= 40)
+			stack = stack " " $2 $NF
 		prev2d = prevd
 		prevd = lastd
 		lastd = $NF
@@ -150,7 +155,8 @@ measure() {
 		return 1
 	fi
 	# shellcheck disable=SC2046 # seven words
-	set -- $(share "$rt" "$tmp/$rt-$mode.data")
+	set -- $(share "$rt" "$tmp/$rt-$mode.data" 2>"$tmp/incomplete")
+	case $mode in cold | daemon) cat "$tmp/incomplete" ;; esac
 	total=$1 complete=$2 frames=$3 jit=$4 deep=$5 own=$6 notcode=$7
 	fig "$rt $mode samples $total complete $complete ($(pct "$complete" "$total")%)" \
 	    "jit_frames_per_sample $(awk -v a="$jit" -v b="$total" 'BEGIN { printf "%.2f", b ? a / b : 0 }')" \
