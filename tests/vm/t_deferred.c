@@ -102,6 +102,51 @@ static __attribute__((noinline)) int raw_ioctl_at(int fd, unsigned long cmd,
 #endif
 }
 
+#if defined(__aarch64__)
+/*
+ * arm64: leaf_caller(fd, cmd, arg, &ra) stores the address its call of
+ * leaf_ioctl() returns to and calls it; leaf_ioctl(fd, cmd, arg) makes
+ * the ioctl with its return address in x30 throughout (no frame: SFrame
+ * says the RA is not saved), the pc after its svc at leaf_ioctl_pc.
+ */
+long leaf_caller(long fd, unsigned long cmd, void *arg, uint64_t *ra);
+extern const char leaf_ioctl_pc[];
+asm(".text\n"
+    ".p2align 2\n"
+    ".type leaf_ioctl, %function\n"
+    "leaf_ioctl:\n"
+    ".cfi_startproc\n"
+    "	mov x8, #29\n"		/* SYS_ioctl */
+    "	svc #0\n"
+    ".globl leaf_ioctl_pc\n"
+    ".hidden leaf_ioctl_pc\n"
+    "leaf_ioctl_pc:\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size leaf_ioctl, .-leaf_ioctl\n"
+    ".p2align 2\n"
+    ".globl leaf_caller\n"
+    ".hidden leaf_caller\n"
+    ".type leaf_caller, %function\n"
+    "leaf_caller:\n"
+    ".cfi_startproc\n"
+    "	stp x29, x30, [sp, #-16]!\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset 29, -16\n"
+    ".cfi_offset 30, -8\n"
+    "	mov x29, sp\n"
+    "	adr x9, 1f\n"
+    "	str x9, [x3]\n"
+    "	bl leaf_ioctl\n"
+    "1:	ldp x29, x30, [sp], #16\n"
+    ".cfi_restore 29\n"
+    ".cfi_restore 30\n"
+    ".cfi_def_cfa_offset 0\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size leaf_caller, .-leaf_caller\n");
+#endif
+
 /* CODECTL_TEST_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
 static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
 						 uint64_t *pc, uint64_t *ra)
@@ -227,6 +272,27 @@ TEST(deferred_request)
 		       "frame 0 method %u", rec_methods(r)[0]);
 		EXPECT(r->ips[1] == ra, "frame 1 %#llx, raw_request returns to %#llx",
 		       ULL(r->ips[1]), ULL(ra));
+	}
+#endif
+#if defined(__aarch64__)
+	/* From a leaf: frame 1 is the return address in x30. */
+	rc = leaf_caller(g_tfd, CODECTL_TEST_IOC_UNWIND_REQUEST, &cookie, &ra);
+	REQUIRE_RC(rc, 0, "UNWIND_REQUEST from a leaf");
+	n = read_rec(g_tfd, r, sizeof(*r));
+	REQUIRE(n > 0, "read after the leaf's request: %s", ename(n));
+	rec_valid(r, n);
+	printf("# leaf: nr %u stop %u frame0 %#llx (want %#llx) frame1 %#llx (want %#llx)\n",
+	       r->h.nr, r->h.stop, ULL(r->h.nr ? r->ips[0] : 0),
+	       ULL((uintptr_t)leaf_ioctl_pc), ULL(r->h.nr > 1 ? r->ips[1] : 0),
+	       ULL(ra));
+	EXPECT(r->h.nr >= 3, "leaf: nr %u < 3 (stop %u)", r->h.nr, r->h.stop);
+	if (r->h.nr >= 2) {
+		EXPECT(r->ips[0] == (uintptr_t)leaf_ioctl_pc,
+		       "leaf: frame 0 %#llx, the svc returns to %#llx",
+		       ULL(r->ips[0]), ULL((uintptr_t)leaf_ioctl_pc));
+		EXPECT(r->ips[1] == ra && rec_methods(r)[1] == CODECTL_FRAME_SFRAME,
+		       "leaf: frame 1 %#llx method %u, leaf_ioctl returns to %#llx (SFrame)",
+		       ULL(r->ips[1]), rec_methods(r)[1], ULL(ra));
 	}
 #endif
 out:
