@@ -78,6 +78,12 @@
 
 /* A frame record: x29 -> saved x29, the return address above it. */
 #define CODECTL_ARCH_RULE_FP		CODECTL_ARCH_RULE(FP, 16, MEM, -16)
+/*
+ * But the record may be anywhere in its frame (GCC puts it at the
+ * bottom, locals above it): x29 + 16 is only a lower bound of the
+ * caller's stack pointer, which rules on sp and signal frames cannot use.
+ */
+#define CODECTL_ARCH_FP_FINDS_SP	0
 
 /*
  * At a function's first instruction: nothing pushed, the return address

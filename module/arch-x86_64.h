@@ -49,6 +49,8 @@
 
 /* A frame-pointer frame: rbp -> saved rbp, return address above it. */
 #define CODECTL_ARCH_RULE_FP		CODECTL_ARCH_RULE(FP, 16, MEM, -16)
+/* Its CFA, rbp + 16, is the caller's stack pointer. */
+#define CODECTL_ARCH_FP_FINDS_SP	1
 /* At a function's first instruction, or just after a syscall in a leaf. */
 #define CODECTL_ARCH_RULE_ENTRY		CODECTL_ARCH_RULE(SP, 8, SAME, 0)
 /* After push %rbp, before mov %rsp,%rbp. */

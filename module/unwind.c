@@ -149,6 +149,9 @@ codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 	switch (base) {
 	case SFRAME_BASE_SP:
 	case CODECTL_ARCH_DWARF_SP:
+		/* Unknown after a frame-pointer step, on arm64 (arch-*.h). */
+		if (!CODECTL_ARCH_FP_FINDS_SP && w->method == CODECTL_FRAME_FP)
+			return STEP_NO_RULE;
 		*val = f->sp;
 		return STEP_OK;
 	case SFRAME_BASE_FP:
@@ -341,6 +344,9 @@ static int codectl_step_signal(struct codectl_walk *w)
 	u64 ip, sp, fp;
 	int ret;
 
+	/* The frame is at the stack pointer: unknown after an FP step there. */
+	if (!CODECTL_ARCH_FP_FINDS_SP && w->method == CODECTL_FRAME_FP)
+		return CODECTL_STOP_NO_RULE;
 	ret = codectl_read_u64(w, f->sp + CODECTL_ARCH_SIGFRAME_PC, &ip);
 	if (!ret)
 		ret = codectl_read_u64(w, f->sp + CODECTL_ARCH_SIGFRAME_SP, &sp);
