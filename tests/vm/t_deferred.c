@@ -104,19 +104,20 @@ static __attribute__((noinline)) int raw_ioctl_at(int fd, unsigned long cmd,
 
 #if defined(__aarch64__)
 /*
- * arm64: leaf_caller(fd, cmd, arg, &ra) stores the address its call of
- * leaf_ioctl() returns to and calls it; leaf_ioctl(fd, cmd, arg) makes
- * the ioctl with its return address in x30 throughout (no frame: SFrame
- * says the RA is not saved), the pc after its svc at leaf_ioctl_pc.
+ * arm64: leaf_caller(a0, a1, a2, nr, &ra) stores the address its call of
+ * leaf_ioctl() returns to and calls it; leaf_ioctl(a0, a1, a2, nr) makes
+ * system call nr with its return address in x30 throughout (no frame:
+ * SFrame says the RA is not saved), the pc after its svc at
+ * leaf_ioctl_pc.
  */
-long leaf_caller(long fd, unsigned long cmd, void *arg, uint64_t *ra);
+long leaf_caller(long a0, unsigned long a1, void *a2, long nr, uint64_t *ra);
 extern const char leaf_ioctl_pc[];
 asm(".text\n"
     ".p2align 2\n"
     ".type leaf_ioctl, %function\n"
     "leaf_ioctl:\n"
     ".cfi_startproc\n"
-    "	mov x8, #29\n"		/* SYS_ioctl */
+    "	mov x8, x3\n"
     "	svc #0\n"
     ".globl leaf_ioctl_pc\n"
     ".hidden leaf_ioctl_pc\n"
@@ -136,7 +137,7 @@ asm(".text\n"
     ".cfi_offset 30, -8\n"
     "	mov x29, sp\n"
     "	adr x9, 1f\n"
-    "	str x9, [x3]\n"
+    "	str x9, [x4]\n"
     "	bl leaf_ioctl\n"
     "1:	ldp x29, x30, [sp], #16\n"
     ".cfi_restore 29\n"
@@ -276,7 +277,8 @@ TEST(deferred_request)
 #endif
 #if defined(__aarch64__)
 	/* From a leaf: frame 1 is the return address in x30. */
-	rc = leaf_caller(g_tfd, CODECTL_TEST_IOC_UNWIND_REQUEST, &cookie, &ra);
+	rc = leaf_caller(g_tfd, CODECTL_TEST_IOC_UNWIND_REQUEST, &cookie,
+			 SYS_ioctl, &ra);
 	REQUIRE_RC(rc, 0, "UNWIND_REQUEST from a leaf");
 	n = read_rec(g_tfd, r, sizeof(*r));
 	REQUIRE(n > 0, "read after the leaf's request: %s", ename(n));
@@ -300,6 +302,83 @@ out:
 		unregister_self(&si);
 	free(r);
 	return T_PASS;
+}
+
+#if defined(__aarch64__)
+/* What unwind_signal_leaf's handler saw. */
+static uint64_t sig_ips[32];
+static uint8_t sig_methods[32];
+static volatile int sig_rc, sig_nr;
+
+static void on_usr2(int sig)
+{
+	struct codectl_unwind_args a = {
+		.ips = (uintptr_t)sig_ips, .methods = (uintptr_t)sig_methods,
+		.max_frames = 32,
+	};
+
+	register long x0 asm("x0") = g_fd;
+	register unsigned long x1 asm("x1") = CODECTL_IOC_UNWIND;
+	register void *x2 asm("x2") = &a;
+	register long x8 asm("x8") = SYS_ioctl;
+
+	(void)sig;
+	/* From this function (SFrame), not glibc's ioctl() (none). */
+	asm volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x8) : "memory");
+	sig_rc = x0;
+	sig_nr = a.nr;
+}
+#endif
+
+/*
+ * arm64: an unwind in a signal handler goes through the trampoline the
+ * handler returns to (the vDSO's, unless SA_RESTORER) to the interrupted
+ * leaf, the pc after its svc, and from it to the return address that was
+ * in x30 when the signal came (the signal frame's).
+ */
+TEST(unwind_signal_leaf)
+{
+#if defined(__aarch64__)
+	struct sigaction sa = { .sa_handler = on_usr2 }, old, cur;
+	struct self_image si;
+	bool reg = false;
+	uint64_t ra = 0;
+	int i, sig = -1;
+	long rc;
+
+	reg = register_self(&si);
+	REQUIRE(reg, "registering this executable");
+	REQUIRE(!sigaction(SIGUSR2, &sa, &old), "sigaction: %m");
+	if (!sigaction(SIGUSR2, NULL, &cur))
+		printf("# the handler returns to %s\n",
+		       cur.sa_flags & 0x04000000 /* SA_RESTORER */ ?
+		       "its sa_restorer" : "the vDSO's trampoline");
+	rc = leaf_caller(getpid(), SIGUSR2, NULL, SYS_kill, &ra);
+	sigaction(SIGUSR2, &old, NULL);
+	REQUIRE_RC(rc, 0, "kill from the leaf");
+	REQUIRE_RC(sig_rc, 0, "UNWIND in the handler");
+	for (i = 0; i < sig_nr; i++) {
+		printf("# frame %d %#llx method %u\n", i, ULL(sig_ips[i]),
+		       sig_methods[i]);
+		if (sig < 0 && sig_methods[i] == CODECTL_FRAME_SIGNAL)
+			sig = i;
+	}
+	REQUIRE(sig > 0, "no signal frame in %d frames", sig_nr);
+	EXPECT(sig_ips[sig] == (uintptr_t)leaf_ioctl_pc,
+	       "the interrupted frame %#llx, the svc returns to %#llx",
+	       ULL(sig_ips[sig]), ULL((uintptr_t)leaf_ioctl_pc));
+	EXPECT(sig + 1 < sig_nr && sig_ips[sig + 1] == ra &&
+	       sig_methods[sig + 1] == CODECTL_FRAME_SFRAME,
+	       "after the signal frame %#llx method %u, want %#llx (x30, SFrame)",
+	       ULL(sig + 1 < sig_nr ? sig_ips[sig + 1] : 0),
+	       sig + 1 < sig_nr ? sig_methods[sig + 1] : 0, ULL(ra));
+out:
+	if (reg)
+		unregister_self(&si);
+	return T_PASS;
+#else
+	SKIP("arm64 only (x86-64: tests/vm/unwind's signal tests)");
+#endif
 }
 
 TEST(deferred_cookies)
