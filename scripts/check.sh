@@ -37,7 +37,7 @@
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
-#   CODECTL_LANES=2 scripts/check.sh      (two kernels' stages side by side)
+#   CODECTL_LANES=1 scripts/check.sh      (no two guests side by side)
 #   scripts/check.sh --debug           ("make check-debug", not in "make check")
 #
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
@@ -405,19 +405,26 @@ wait_stages() {
 	bg=()
 }
 
-# Every stage of the kernels named, one after the other.
-series_stages() {
+# The stages of the kernels named: the guest suite and the tracer tests
+# (stages_a), the on-demand and runtime tests, the fixtures' verdicts and
+# DKMS (stages_b).
+stages_a() {
 	local s
 	for s in "$@"; do
 		if [[ $s == *-arm64 ]]; then
-			# arm64, in progress: the build and the first guest tests.
-			[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+			# arm64, in progress: the first guest tests.
 			run_stage "vm-$s" vm_arm64_stage "$s"
 			continue
 		fi
-		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
+	done
+}
+
+stages_b() {
+	local s
+	for s in "$@"; do
+		[[ $s != *-arm64 ]] || continue
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		run_stage "runtimes-$s" runtimes_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
@@ -438,26 +445,29 @@ for s in "$@"; do
 		wait_stages
 	fi
 done
-# The kernels in CODECTL_LANES lanes side by side (default 1: one after
-# the other), kernel i in lane i mod LANES: a guest is one TCG thread, so
-# two lanes use a two-core machine.  What the lanes share is made first.
-lanes=${CODECTL_LANES:-1}
-if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ] && [ $# -gt 1 ]; then
+# The guest stages in two lanes side by side (CODECTL_LANES=2, the
+# default on a machine with two cores or more: a guest is one TCG
+# thread): stages_a in one, stages_b in the other, which take about as
+# long.  CODECTL_LANES=1: each kernel's stages one after the other.  The
+# builds and what the lanes share are made first.
+lanes=${CODECTL_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
+	for s in "$@"; do
+		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+	done
 	[ -d "$cache/ondemand-python3.11" ] ||
 		"$top/scripts/stage-python.sh" "$cache/ondemand-python3.11"
 	"$top/scripts/stage-node.sh" "$cache/nodejs" >/dev/null
 	"$top/scripts/stage-java.sh" "$cache/java" >/dev/null
-	series=("$@")
-	for ((l = 0; l < lanes && l < ${#series[@]}; l++)); do
-		mine=()
-		for ((i = l; i < ${#series[@]}; i += lanes)); do
-			mine+=("${series[i]}")
-		done
-		run_bg "lane-$((l + 1))" series_stages "${mine[@]}"
-	done
+	run_bg lane-a stages_a "$@"
+	run_bg lane-b stages_b "$@"
 	wait_stages
 elif [ $debug -eq 0 ]; then
-	series_stages "$@"
+	for s in "$@"; do
+		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+		stages_a "$s"
+		stages_b "$s"
+	done
 fi
 
 # The .debs built, installed with apt, upgraded and purged, for the
