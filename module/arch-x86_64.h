@@ -49,10 +49,38 @@
 
 /* A frame-pointer frame: rbp -> saved rbp, return address above it. */
 #define CODECTL_ARCH_RULE_FP		CODECTL_ARCH_RULE(FP, 16, MEM, -16)
+/* Its CFA, rbp + 16, is the caller's stack pointer. */
+#define CODECTL_ARCH_FP_FINDS_SP	1
 /* At a function's first instruction, or just after a syscall in a leaf. */
 #define CODECTL_ARCH_RULE_ENTRY		CODECTL_ARCH_RULE(SP, 8, SAME, 0)
 /* After push %rbp, before mov %rsp,%rbp. */
 #define CODECTL_ARCH_RULE_PUSHED	CODECTL_ARCH_RULE(SP, 16, MEM, -16)
+
+/*
+ * The return address of a rule, where the callee did not save it: x86-64
+ * has no link register (its SFrame always has a fixed RA offset), and
+ * such a rule fails to evaluate.  (@buf: for architectures that have one.)
+ */
+static inline const struct sframe_loc *
+codectl_arch_ra_loc(const struct sframe_loc *ra, struct sframe_loc *buf)
+{
+	return ra;
+}
+
+/* A return address as code can use it: as it is. */
+static inline u64 codectl_arch_strip_ra(u64 ra)
+{
+	return ra;
+}
+
+/*
+ * May a caller's CFA be @cfa, for a frame at @sp?  Only above it: a call
+ * pushes the return address.
+ */
+static inline bool codectl_arch_cfa_ok(u64 cfa, u64 sp, bool exact)
+{
+	return cfa > sp;
+}
 
 /*
  * The rt_sigreturn trampoline (glibc's __restore_rt, musl's
@@ -64,16 +92,22 @@
 
 #define CODECTL_ARCH_SIGRETURN_SYSCALL	7
 
+/* Is @ip a trampoline of the kernel's?  x86-64 requires SA_RESTORER. */
+static inline bool codectl_arch_vdso_sigtramp(u64 ip)
+{
+	return false;
+}
+
 /*
  * Where struct rt_sigframe's ucontext keeps the interrupted registers,
  * from the stack pointer at the trampoline (the handler's return popped
  * pretcode): uc_mcontext is 40 bytes into struct ucontext, and rbp, rsp
  * and rip are words 10, 15 and 16 of struct sigcontext.
  */
-#define SIGFRAME_MCONTEXT	40
-#define SIGFRAME_RBP	(SIGFRAME_MCONTEXT + 10 * 8)
-#define SIGFRAME_RSP	(SIGFRAME_MCONTEXT + 15 * 8)
-#define SIGFRAME_RIP	(SIGFRAME_MCONTEXT + 16 * 8)
+#define CODECTL_ARCH_SIGFRAME_MCONTEXT	40
+#define CODECTL_ARCH_SIGFRAME_FP	(CODECTL_ARCH_SIGFRAME_MCONTEXT + 10 * 8)
+#define CODECTL_ARCH_SIGFRAME_SP	(CODECTL_ARCH_SIGFRAME_MCONTEXT + 15 * 8)
+#define CODECTL_ARCH_SIGFRAME_PC	(CODECTL_ARCH_SIGFRAME_MCONTEXT + 16 * 8)
 
 /* The frame pointer of user registers. */
 static inline unsigned long codectl_arch_user_fp(const struct pt_regs *regs)

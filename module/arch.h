@@ -5,8 +5,10 @@
 
 #if defined(CONFIG_X86_64)
 #include "arch-x86_64.h"
+#elif defined(CONFIG_ARM64) && !defined(CONFIG_CPU_BIG_ENDIAN)
+#include "arch-arm64.h"
 #else
-#error "codectl: the unwinder supports x86-64 only"
+#error "codectl: the unwinder supports x86-64 and little-endian arm64 only"
 #endif
 
 #endif /* CODECTL_ARCH_H */

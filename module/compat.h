@@ -113,7 +113,12 @@ static inline void codectl_send_nmi(int cpu)
  * detached, and this layout-compatible type lets its replacement compile.
  */
 #define CODECTL_HOOK_PERF_SYMBOL	"perf_callchain_user"
+/* arm64 has arch_stack_walk_user() only with USER_STACKTRACE_SUPPORT. */
+#ifdef CONFIG_USER_STACKTRACE_SUPPORT
 #define CODECTL_HOOK_STACKTRACE_SYMBOL	"arch_stack_walk_user"
+#else
+#define CODECTL_HOOK_STACKTRACE_SYMBOL	NULL
+#endif
 #ifdef HAVE_UNWIND_USER
 #include <linux/unwind_user_types.h>
 #define CODECTL_HOOK_UNWIND_USER_SYMBOL	"unwind_user"

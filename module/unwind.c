@@ -134,11 +134,11 @@ static inline int codectl_spend(struct codectl_walk *w, u32 n)
  * evaluation applies it.
  */
 
-/* pt_regs offsets of the DWARF registers 0-15. */
-static const unsigned int codectl_dwarf_regs[16] = CODECTL_ARCH_DWARF_PT_REGS;
+/* pt_regs offsets of the DWARF registers (x86-64: 0-15, arm64: 0-31). */
+static const unsigned int codectl_dwarf_regs[] = CODECTL_ARCH_DWARF_PT_REGS;
 
-/* struct sigcontext words of the DWARF registers 0-15. */
-static const u8 codectl_dwarf_sigctx[16] = CODECTL_ARCH_DWARF_SIGCTX;
+/* struct sigcontext words of the same registers. */
+static const u8 codectl_dwarf_sigctx[] = CODECTL_ARCH_DWARF_SIGCTX;
 
 /* The value of a rule's base register in the current frame, at CFA @cfa. */
 static __always_inline int
@@ -149,6 +149,9 @@ codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 	switch (base) {
 	case SFRAME_BASE_SP:
 	case CODECTL_ARCH_DWARF_SP:
+		/* Unknown after a frame-pointer step, on arm64 (arch-*.h). */
+		if (!CODECTL_ARCH_FP_FINDS_SP && w->method == CODECTL_FRAME_FP)
+			return STEP_NO_RULE;
 		*val = f->sp;
 		return STEP_OK;
 	case SFRAME_BASE_FP:
@@ -209,6 +212,7 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 					const struct sframe_rule *rule,
 					struct codectl_caller *c)
 {
+	struct sframe_loc lr;
 	int ret;
 
 	if (rule->cfa.kind != SFRAME_LOC_VAL &&
@@ -217,8 +221,12 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 	c->fp = w->f.fp;
 	c->fp_saved = w->f.fp_saved;
 	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
+	/* An RA the callee did not save is the link register's (arch-*.h). */
 	if (!ret)
-		ret = codectl_loc_value(w, &rule->ra, c->cfa, &c->ra);
+		ret = codectl_loc_value(w, codectl_arch_ra_loc(&rule->ra, &lr),
+					c->cfa, &c->ra);
+	if (!ret)
+		c->ra = codectl_arch_strip_ra(c->ra);
 	if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
 		ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
 		c->fp_saved = true;
@@ -231,7 +239,7 @@ static __always_inline int codectl_to_caller(struct codectl_walk *w,
 					     const struct codectl_caller *c,
 					     unsigned int how)
 {
-	if (c->cfa <= w->f.sp)
+	if (!codectl_arch_cfa_ok(c->cfa, w->f.sp, w->f.exact))
 		return CODECTL_STOP_SP;
 	w->f.ip = c->ra;
 	w->f.sp = c->cfa;
@@ -308,6 +316,13 @@ static bool codectl_at_sigreturn(struct codectl_walk *w)
 	const struct codectl_uframe *f = &w->f;
 	int i;
 
+	/* The kernel's own trampoline, where it has one (arch-*.h). */
+	if (codectl_arch_vdso_sigtramp(f->ip))
+		return codectl_is_sigreturn_code(w, f->ip);
+	if (f->exact &&
+	    codectl_arch_vdso_sigtramp(f->ip - CODECTL_ARCH_SIGRETURN_SYSCALL))
+		return codectl_is_sigreturn_code(w, f->ip -
+						CODECTL_ARCH_SIGRETURN_SYSCALL);
 	if (w->nr_restorers < 0)
 		codectl_walk_restorers(w);
 	for (i = 0; i < w->nr_restorers; i++) {
@@ -329,15 +344,18 @@ static int codectl_step_signal(struct codectl_walk *w)
 	u64 ip, sp, fp;
 	int ret;
 
-	ret = codectl_read_u64(w, f->sp + SIGFRAME_RIP, &ip);
+	/* The frame is at the stack pointer: unknown after an FP step there. */
+	if (!CODECTL_ARCH_FP_FINDS_SP && w->method == CODECTL_FRAME_FP)
+		return CODECTL_STOP_NO_RULE;
+	ret = codectl_read_u64(w, f->sp + CODECTL_ARCH_SIGFRAME_PC, &ip);
 	if (!ret)
-		ret = codectl_read_u64(w, f->sp + SIGFRAME_RSP, &sp);
+		ret = codectl_read_u64(w, f->sp + CODECTL_ARCH_SIGFRAME_SP, &sp);
 	if (!ret)
-		ret = codectl_read_u64(w, f->sp + SIGFRAME_RBP, &fp);
+		ret = codectl_read_u64(w, f->sp + CODECTL_ARCH_SIGFRAME_FP, &fp);
 	if (ret)
 		return ret;
 	/* The interrupted stack may be another one (sigaltstack). */
-	f->sigctx = f->sp + SIGFRAME_MCONTEXT;
+	f->sigctx = f->sp + CODECTL_ARCH_SIGFRAME_MCONTEXT;
 	f->ip = ip;
 	f->sp = sp;
 	f->fp = fp;
@@ -745,11 +763,16 @@ static __always_inline int codectl_check_ra(struct codectl_walk *w, u64 ra)
 	return ret;
 }
 
-/* Is @ip the sa_restorer of one of the task's signal handlers? */
+/*
+ * Is @ip the sa_restorer of one of the task's signal handlers, or the
+ * kernel's trampoline (arch-*.h)?
+ */
 static bool codectl_is_restorer(struct codectl_walk *w, u64 ip)
 {
 	int i;
 
+	if (codectl_arch_vdso_sigtramp(ip))
+		return true;
 	if (w->nr_restorers < 0)
 		codectl_walk_restorers(w);
 	for (i = 0; i < w->nr_restorers; i++)

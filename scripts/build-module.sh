@@ -21,7 +21,10 @@
 # first word of CONFIG_CC_VERSION_TEXT in the headers' auto.conf, e.g.
 # x86_64-linux-gnu-gcc-16, of the major version of CONFIG_GCC_VERSION).
 # When the host has it, the build runs on the host; otherwise it runs in
-# the sid root (make toolchain-7.2) if that has it, with chroot.
+# the sid root (make toolchain-7.2) if that has it, with chroot.  An arm64
+# series (SERIES-arm64) is cross-built: make ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-, with the gcc of that name (a kernel
+# Debian built natively names its gcc without the prefix).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +38,13 @@ toolchain() {
 	major=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$/\1/p' "$auto")
 	[ -n "$cc" ] && [ -n "$major" ] ||
 		{ echo "build-module.sh: $1: no gcc named in $auto (CONFIG_CC_VERSION_TEXT, CONFIG_GCC_VERSION)" >&2; return 1; }
+	cross=()
+	case $1 in
+	*-arm64)
+		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+		[[ $cc == aarch64-linux-gnu-* ]] || cc=aarch64-linux-gnu-$cc
+		;;
+	esac
 	if command -v "$cc" >/dev/null &&
 	   have=$("$cc" -dumpversion 2>/dev/null) && [ "${have%%.*}" = "$major" ]; then
 		where=host
@@ -112,12 +122,12 @@ kbuild() {
 	local dir=$1
 	shift
 	if [ "$where" = host ]; then
-		make -s -C "$kdir" M="$dir" "$@" modules >&2
+		make -s -C "$kdir" M="$dir" "${cross[@]}" "$@" modules >&2
 	else
 		# The kernel's tree read-only and the build directory, each at
 		# its own path inside the root, so every absolute path stays valid.
 		"$top/scripts/sid-root.sh" run -r "$(readlink -f "$cache/kernels/$series")" \
-			-b "$out" -- make -s -C "$kdir" M="$dir" "$@" modules >&2
+			-b "$out" -- make -s -C "$kdir" M="$dir" "${cross[@]}" "$@" modules >&2
 	fi
 }
 

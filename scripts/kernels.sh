@@ -4,7 +4,9 @@
 # Stock Debian kernels for building and booting codectl, unpacked into the
 # project cache -- never installed on the host.
 #
-#   scripts/kernels.sh fetch SERIES|all   download and unpack (idempotent)
+#   scripts/kernels.sh fetch SERIES|all   download and unpack (idempotent);
+#                                         "all" is the x86-64 series, an
+#                                         arm64 one is fetched by name
 #   scripts/kernels.sh kver SERIES        print the kernel release (uname -r)
 #   scripts/kernels.sh kdir SERIES        print the headers dir (make -C KDIR)
 #   scripts/kernels.sh vmlinuz SERIES     print the kernel image path
@@ -18,7 +20,12 @@
 # every other command treats it as a series.
 #
 # A series is resolved to the newest linux-image-amd64 / linux-headers-amd64
-# meta package version found in its archives (`apt-cache madison`).  The
+# meta package version found in its archives (`apt-cache madison`); a
+# series named SERIES-arm64 to linux-image-arm64 / linux-headers-arm64
+# (`dpkg --add-architecture arm64` first: scripts/setup.sh does it).  Its
+# headers use the host's (amd64) linux-kbuild-* tools (Multi-Arch: foreign),
+# so that `make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-` builds modules
+# for it (the headers' .kernelvariables set both).  The
 # concrete packages (linux-image-KVER, linux-headers-KVER, -common and
 # linux-kbuild-*) are read from the metas' Depends, downloaded with
 # `apt-get download PKG=VERSION` and unpacked with `dpkg-deb -x` into
@@ -29,6 +36,8 @@
 #                                    builtin.modinfo} (the image's .ko files
 #                                    are deleted), usr/src/linux-headers-*,
 #                                    usr/lib/linux-kbuild-*
+#                                    bin/busybox (SERIES-arm64: the guests'
+#                                    userland, from busybox-static:arm64)
 #   $CACHE/kernels/SERIES/kver       kernel release, e.g. 6.1.0-57-amd64
 #   $CACHE/kernels/SERIES/kdir       symlink to root/usr/src/linux-headers-KVER
 #   $CACHE/kernels/SERIES/vmlinux    the ELF kernel inside vmlinuz (CONFIG_PVH)
@@ -48,6 +57,9 @@ SERIES_TABLE=(
 	"6.1   bookworm bookworm-security"
 	"6.12  bookworm-backports"
 	"7.2   sid"
+	"6.1-arm64   bookworm bookworm-security"
+	"6.12-arm64  bookworm-backports"
+	"7.2-arm64   sid"
 )
 
 # Series built here from Debian's source rather than downloaded, each with
@@ -61,18 +73,26 @@ LOCAL_SERIES=(
 # the next fetch redoes the unpack.
 LAYOUT=2
 
-# Meta packages resolved per series (they pull the concrete ABI packages).
-IMAGE_META=linux-image-amd64
-HEADERS_META=linux-headers-amd64
+# Meta packages resolved per series (they pull the concrete ABI packages):
+# linux-image-ARCH / linux-headers-ARCH, ARCH from the series' name.
+series_arch() {
+	case $series in
+	*-arm64) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
+}
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CODECTL_CACHE:-$repo/.cache}
 
 . "$repo/scripts/lib.sh"
 
+# series_names [all]: the series of "fetch all" (x86-64), or with "all"
+# every series of the table.
 series_names() {
 	local line words
 	for line in "${SERIES_TABLE[@]}"; do
+		[ "${1:-}" = all ] || [[ $line != *-arm64* ]] || continue
 		read -r -a words <<<"$line"
 		echo "${words[0]}"
 	done
@@ -101,7 +121,7 @@ series_suites() {
 			return 0
 		fi
 	done
-	die "unknown series '$series' (known: $(series_names | tr '\n' ' '))"
+	die "unknown series '$series' (known: $(series_names all | tr '\n' ' '))"
 }
 
 # newest_version PKG: the newest version of PKG in one of the series' suites.
@@ -143,6 +163,8 @@ pick() {
 # resolve: set meta_ver and pkgs=("name=version" ...) for $series.
 resolve() {
 	local img hdr common kbuild hdr_name hdr_ver
+	IMAGE_META=linux-image-$(series_arch)
+	HEADERS_META=linux-headers-$(series_arch)
 	meta_ver=$(newest_version "$IMAGE_META")
 	img=$(depends "$IMAGE_META" "$meta_ver" | pick '^linux-image-') ||
 		die "$IMAGE_META=$meta_ver: no linux-image-* in Depends"
@@ -172,6 +194,16 @@ resolve() {
 		[ "$ver" != - ] || ver=$hdr_ver
 		pkgs+=("$name=$ver")
 	done
+	# Another architecture's guests cannot run the host's programs: its
+	# busybox-static (bin/busybox in root) is their userland
+	# (scripts/vm-run.sh).
+	if [ "$(series_arch)" != amd64 ]; then
+		local bb=busybox-static:$(series_arch)
+		ver=$(apt-cache policy "$bb" | awk '/Candidate:/ { print $2 }')
+		[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+			die "no $bb (dpkg --add-architecture $(series_arch); apt-get update)"
+		pkgs+=("$bb=$ver")
+	fi
 }
 
 # extract_vmlinux BZIMAGE OUT: write the ELF kernel compressed inside
@@ -316,7 +348,8 @@ complete() {
 	for f in boot/vmlinuz-$kver boot/System.map-$kver boot/config-$kver \
 		lib/modules/$kver/modules.order lib/modules/$kver/modules.builtin \
 		lib/modules/$kver/modules.builtin.modinfo \
-		usr/src/linux-headers-$kver/Makefile; do
+		usr/src/linux-headers-$kver/Makefile \
+		$([ "$(series_arch)" = amd64 ] || echo bin/busybox); do
 		[ -f "$dir/root/$f" ] || { echo "kernels.sh: $series: missing $f" >&2; return 1; }
 	done
 }
@@ -340,7 +373,7 @@ usage() {
 	usage: scripts/kernels.sh fetch SERIES|all
 	       scripts/kernels.sh kver|kdir|vmlinuz|vmlinux|root SERIES
 	       scripts/kernels.sh list
-	series: $(series_names | tr '\n' ' ')
+	series: $(series_names all | tr '\n' ' ')
 	EOF
 	exit 2
 }
@@ -350,7 +383,7 @@ cmd=$1
 series=${2:-}
 case $cmd in
 list)
-	series_names
+	series_names all
 	;;
 fetch)
 	[ -n "$series" ] || usage

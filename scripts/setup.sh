@@ -16,7 +16,23 @@
 #    7.2's modules need gcc-16, which is not installed here: `make
 #    toolchain-7.2` (scripts/sid-root.sh) builds a sid root with it, and
 #    installs debootstrap for that itself; without it tests skip 7.2.
+#
+#   scripts/setup.sh [arm64]
+#
+# "arm64" (opt-in, arm64 support in progress: docs/testing.md) also adds
+# dpkg's arm64 architecture (for apt-get download of busybox-static:arm64
+# and the arm64 kernels; nothing arm64 is installed into this root),
+# qemu-system-arm (qemu-system-aarch64), the arm64 cross libc
+# (libc6-dev-arm64-cross: the guest's static test programs) and fetches
+# the 6.12-arm64 kernel.  Without it nothing of this is done, so that the
+# x86-64 setup stays as it is.
 set -euo pipefail
+arm64=0
+case ${1:-} in
+arm64) arm64=1 ;;
+"") ;;
+*) echo "usage: scripts/setup.sh [arm64]" >&2; exit 2 ;;
+esac
 
 [ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
 
@@ -48,6 +64,10 @@ Pin-Priority: 100
 PIN
 
 stamp=/var/lib/apt/codectl-updated
+if [ $arm64 = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+	rm -f "$stamp"
+fi
 if [ ! -f "$stamp" ] || [ -n "$(find /etc/apt/sources.list.d/codectl.sources -newer "$stamp")" ]; then
 	apt-get update -q
 	touch "$stamp"
@@ -74,5 +94,11 @@ apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 # never installed on the host: installing the 6.12 headers would pull the
 # image, initramfs-tools and a backported systemd with them.
 "$(dirname "$0")/kernels.sh" fetch all
+
+if [ $arm64 = 1 ]; then
+	apt-get install -y -q --no-install-recommends qemu-system-arm \
+		libc6-dev-arm64-cross
+	"$(dirname "$0")/kernels.sh" fetch 6.12-arm64
+fi
 
 echo "setup.sh: done"

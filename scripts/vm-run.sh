@@ -7,7 +7,8 @@
 # usage: scripts/vm-run.sh -k SERIES [-a HOST_PATH[:GUEST_PATH]]... [-A ...]... [-t TIMEOUT_S]
 #                          [-l LOGFILE] [-m MEM_MB] -- COMMAND [ARGS...]
 #
-#   -k SERIES    kernel series, see `scripts/kernels.sh list` (must be fetched)
+#   -k SERIES    kernel series, see `scripts/kernels.sh list` (must be fetched);
+#                SERIES-arm64 boots an arm64 guest (see "arm64" below)
 #   -a H[:G]     copy host file or directory H into the guest at G (default:
 #                the same path; split at the first ':'). Shared libraries of
 #                dynamically linked ELF files among them are added too.
@@ -39,6 +40,13 @@
 # COMMAND's own status can of course also be 124..126: the "vm-run: ..."
 # lines on stderr (and at the end of LOGFILE) say which it was.
 #
+# arm64: a series named SERIES-arm64 boots under qemu-system-aarch64 (-M
+# virt, -cpu max: pointer authentication included, TCG), console ttyAMA0.
+# Its userland is the series' busybox-static:arm64 (kernels.sh unpacks it)
+# and nothing of the host's: no dash, no kmod (busybox's sh, insmod,
+# modprobe, depmod), and -a copies no libraries (the host's ldd cannot
+# resolve an arm64 program's): give it static programs.
+#
 # Environment (all optional):
 #   CODECTL_VM_APPEND     extra kernel command line words
 #   CODECTL_VM_ACCEL      QEMU -accel (default tcg,thread=single: every vCPU
@@ -47,7 +55,9 @@
 #                         just patched, an int3 Oops no real CPU gives,
 #                         seen at boot and when kprobes are attached;
 #                         "tcg" is faster)
-#   CODECTL_VM_CPU        QEMU -cpu model (default max: SMEP, SMAP, PKU, ...)
+#   CODECTL_VM_CPU        QEMU -cpu model (default max: SMEP, SMAP, PKU, ...;
+#                         arm64: max,pauth-impdef=on, PAuth with QEMU's
+#                         faster implementation-defined algorithm)
 #   CODECTL_VM_PVH=0      boot the bzImage instead of the extracted vmlinux
 #   CODECTL_VM_QEMU_ARGS  extra QEMU arguments (split at spaces)
 set -euo pipefail
@@ -64,6 +74,7 @@ KERNEL_PROBLEMS=(
 	'general protection fault'
 	'Kernel panic'
 	'Call Trace:'                   # any stack dump
+	'Call trace:'                   # any stack dump (arm64)
 	'soft lockup'                   # watchdog: BUG: soft lockup - CPU#0 stuck
 	'hard LOCKUP'
 	'rcu_sched self-detected stall' # RCU stall warnings
@@ -125,6 +136,10 @@ fi
 
 kernels=$repo/scripts/kernels.sh
 kver=$("$kernels" kver "$series") || die "kernel series '$series' not available"
+case $series in
+*-arm64) arch=arm64 ;;
+*) arch=x86_64 ;;
+esac
 # Prefer the uncompressed ELF kernel, booted through QEMU's PVH entry: it
 # skips the in-guest decompression (~2.5 s of xz under TCG for 6.1).  PVH
 # boots without KASLR; CODECTL_VM_PVH=0 boots the bzImage instead.
@@ -155,6 +170,7 @@ add_file() {
 # needs, at their host paths, if FILE is a dynamically linked ELF file.
 add_libs() {
 	local lib magic
+	[ "$arch" = x86_64 ] || return 0 # the host's ldd: not for arm64 files
 	LC_ALL=C read -r -N 4 magic <"$1" 2>/dev/null && [ "$magic" = $'\x7fELF' ] || return 0
 	case $(file -bL "$1") in
 	ELF*dynamically\ linked* | ELF*shared\ object*) ;;
@@ -182,8 +198,15 @@ for d in bin sbin lib lib64; do
 	ln -s "usr/$d" "$stage/$d"
 done
 
-# Busybox with one symlink per applet (bin/sh, sbin/poweroff, ...).
-cp /bin/busybox "$stage/bin/busybox"
+# Busybox with one symlink per applet (bin/sh, sbin/poweroff, ...).  An
+# arm64 guest gets the series' busybox-static:arm64, the same Debian
+# release and configuration as the host's (whose list of applets is used:
+# the arm64 one cannot run here).
+if [ "$arch" = x86_64 ]; then
+	cp /bin/busybox "$stage/bin/busybox"
+else
+	cp "$kroot/bin/busybox" "$stage/bin/busybox"
+fi
 /bin/busybox --list-full | while read -r applet; do
 	[ "$applet" = bin/busybox ] || ln -sfr "$stage/bin/busybox" "$stage/$applet"
 done
@@ -193,14 +216,17 @@ done
 # timeout/env/xargs start a program, so `modprobe` there would be busybox's.
 # Hence dash (Debian's /bin/sh) as the shell, the real kmod tools, and the
 # coreutils/findutils programs that run other programs.
-for tool in /usr/bin/dash /usr/bin/kmod /usr/bin/timeout /usr/bin/env /usr/bin/xargs; do
-	add_file "$tool" "$tool"
-	add_libs "$tool"
-done
-ln -sfr "$stage/usr/bin/dash" "$stage/bin/sh"
-for tool in insmod rmmod modprobe lsmod depmod modinfo; do
-	ln -sfr "$stage/usr/bin/kmod" "$stage/sbin/$tool"
-done
+# (Not in an arm64 guest: these are x86-64 programs.)
+if [ "$arch" = x86_64 ]; then
+	for tool in /usr/bin/dash /usr/bin/kmod /usr/bin/timeout /usr/bin/env /usr/bin/xargs; do
+		add_file "$tool" "$tool"
+		add_libs "$tool"
+	done
+	ln -sfr "$stage/usr/bin/dash" "$stage/bin/sh"
+	for tool in insmod rmmod modprobe lsmod depmod modinfo; do
+		ln -sfr "$stage/usr/bin/kmod" "$stage/sbin/$tool"
+	done
+fi
 
 # The kernel's module metadata (built-in modules, for modprobe/depmod).
 for f in modules.order modules.builtin modules.builtin.modinfo; do
@@ -282,12 +308,19 @@ initrd=$tmp/initrd.cpio.zst
 
 # --- boot --------------------------------------------------------------------
 console=$tmp/console
-append="console=ttyS0 panic=-1 loglevel=7 printk.time=1 ${CODECTL_VM_APPEND:-}"
 read -r -a qemu_extra <<<"${CODECTL_VM_QEMU_ARGS:-}"
-qemu=(qemu-system-x86_64 -accel "${CODECTL_VM_ACCEL:-tcg,thread=single}" -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem"
-      -nographic -no-reboot -nic none
-      -kernel "$kernel" -initrd "$initrd" -append "$append"
-      "${qemu_extra[@]}")
+if [ "$arch" = x86_64 ]; then
+	append="console=ttyS0 panic=-1 loglevel=7 printk.time=1 ${CODECTL_VM_APPEND:-}"
+	qemu=(qemu-system-x86_64 -accel "${CODECTL_VM_ACCEL:-tcg,thread=single}"
+	      -cpu "${CODECTL_VM_CPU:-max}" -smp 2 -m "$mem")
+else
+	append="console=ttyAMA0 panic=-1 loglevel=7 printk.time=1 ${CODECTL_VM_APPEND:-}"
+	qemu=(qemu-system-aarch64 -M virt -accel "${CODECTL_VM_ACCEL:-tcg,thread=single}"
+	      -cpu "${CODECTL_VM_CPU:-max,pauth-impdef=on}" -smp 2 -m "$mem")
+fi
+qemu+=(-nographic -no-reboot -nic none
+       -kernel "$kernel" -initrd "$initrd" -append "$append"
+       "${qemu_extra[@]}")
 
 start=$EPOCHREALTIME
 set +e

@@ -110,6 +110,7 @@ static const struct test_case tests[] = {
 	T(register_munmap_race, "REGISTER racing with munmap: refused or dropped, never stale"),
 	T(unregister_after_drop_enoent, "after a drop: ENOENT, charges and counters back"),
 	T(deferred_request, "UNWIND_REQUEST: cookie, tid, frames 0 and 1 of the record"),
+	T(unwind_signal_leaf, "arm64: UNWIND in a handler, through the trampoline to the interrupted leaf and x30"),
 	T(deferred_cookies, "UNWIND_REQUEST: one cookie per ioctl, records in order"),
 	T(deferred_read, "read/poll: EAGAIN, POLLIN, EINVAL short buffer, per-fd queues"),
 	T(deferred_blocking_read, "read sleeps until a record arrives"),

@@ -747,6 +747,10 @@ TEST(bounds_jit_chain)
 	uint64_t *sp, us, last_pc;
 	int rc, pass;
 
+	/* The made-up stacks run the x86-64 trampoline (tramp[]). */
+	if (sframe_host_abi() != 3)
+		SKIP("x86-64 code only");
+
 	code = code_create(code_len);
 	tabs = map_rw(tabs_len);
 	stack = map_rw(stack_len);
@@ -883,6 +887,10 @@ TEST(bounds_jit_torn)
 	uint64_t *sp, ra, t0_ns;
 	pthread_t th;
 	long rc;
+
+	/* The made-up stacks run the x86-64 trampoline (tramp[]). */
+	if (sframe_host_abi() != 3)
+		SKIP("x86-64 code only");
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP("one CPU: no other thread can store while a walk reads");

@@ -66,7 +66,11 @@ static int stall_object(uint64_t *sframe)
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
 	eh->e_ident[EI_VERSION] = EV_CURRENT;
 	eh->e_type = ET_DYN;
+#if defined(__aarch64__)
+	eh->e_machine = EM_AARCH64;
+#else
 	eh->e_machine = EM_X86_64;
+#endif
 	eh->e_version = EV_CURRENT;
 	eh->e_phoff = sizeof(*eh);
 	eh->e_ehsize = sizeof(*eh);
@@ -84,9 +88,15 @@ static int stall_object(uint64_t *sframe)
 	/*
 	 * long f(fd, cmd, arg): ioctl() made from the object's own text, so
 	 * that the unwind it asks for starts at a pc of the object: mov
-	 * $SYS_ioctl, %eax; syscall; ret.
+	 * $SYS_ioctl, %eax; syscall; ret (arm64: mov x8, #SYS_ioctl; svc #0;
+	 * ret).
 	 */
+#if defined(__aarch64__)
+	memcpy(page + pg - 16,
+	       "\xa8\x03\x80\xd2\x01\x00\x00\xd4\xc0\x03\x5f\xd6", 12);
+#else
 	memcpy(page + pg - 16, "\xb8\x10\x00\x00\x00\x0f\x05\xc3", 8);
+#endif
 
 	mfd = memfd_create("codectl-stall", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, 2 * pg) ||

@@ -80,11 +80,73 @@ static __attribute__((noinline)) int raw_ioctl_at(int fd, unsigned long cmd,
 	*pc = at;
 	*ra = (uintptr_t)__builtin_return_address(0);
 	return ret;
+#elif defined(__aarch64__)
+	register long x0 asm("x0") = fd;
+	register unsigned long x1 asm("x1") = cmd;
+	register void *x2 asm("x2") = arg;
+	register long x8 asm("x8") = SYS_ioctl;
+	uint64_t at;
+
+	asm volatile("adr %1, 1f\n\t"
+		     "svc #0\n"
+		     "1:"
+		     : "+r"(x0), "=&r"(at)
+		     : "r"(x1), "r"(x2), "r"(x8)
+		     : "memory");
+	*pc = at;
+	*ra = (uintptr_t)__builtin_return_address(0);
+	return x0;
 #else
 	*pc = *ra = 0;
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 #endif
 }
+
+#if defined(__aarch64__)
+/*
+ * arm64: leaf_caller(a0, a1, a2, nr, &ra) stores the address its call of
+ * leaf_ioctl() returns to and calls it; leaf_ioctl(a0, a1, a2, nr) makes
+ * system call nr with its return address in x30 throughout (no frame:
+ * SFrame says the RA is not saved), the pc after its svc at
+ * leaf_ioctl_pc.
+ */
+long leaf_caller(long a0, unsigned long a1, void *a2, long nr, uint64_t *ra);
+extern const char leaf_ioctl_pc[];
+asm(".text\n"
+    ".p2align 2\n"
+    ".type leaf_ioctl, %function\n"
+    "leaf_ioctl:\n"
+    ".cfi_startproc\n"
+    "	mov x8, x3\n"
+    "	svc #0\n"
+    ".globl leaf_ioctl_pc\n"
+    ".hidden leaf_ioctl_pc\n"
+    "leaf_ioctl_pc:\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size leaf_ioctl, .-leaf_ioctl\n"
+    ".p2align 2\n"
+    ".globl leaf_caller\n"
+    ".hidden leaf_caller\n"
+    ".type leaf_caller, %function\n"
+    "leaf_caller:\n"
+    ".cfi_startproc\n"
+    "	stp x29, x30, [sp, #-16]!\n"
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset 29, -16\n"
+    ".cfi_offset 30, -8\n"
+    "	mov x29, sp\n"
+    "	adr x9, 1f\n"
+    "	str x9, [x4]\n"
+    "	bl leaf_ioctl\n"
+    "1:	ldp x29, x30, [sp], #16\n"
+    ".cfi_restore 29\n"
+    ".cfi_restore 30\n"
+    ".cfi_def_cfa_offset 0\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size leaf_caller, .-leaf_caller\n");
+#endif
 
 /* CODECTL_TEST_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
 static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
@@ -203,7 +265,7 @@ TEST(deferred_request)
 		goto out;
 	}
 	EXPECT(r->h.nr >= 2, "nr %u < 2 (stop %u)", r->h.nr, r->h.stop);
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	if (r->h.nr >= 2) {
 		EXPECT(r->ips[0] == pc, "frame 0 %#llx, the syscall returns to %#llx",
 		       ULL(r->ips[0]), ULL(pc));
@@ -213,11 +275,110 @@ TEST(deferred_request)
 		       ULL(r->ips[1]), ULL(ra));
 	}
 #endif
+#if defined(__aarch64__)
+	/* From a leaf: frame 1 is the return address in x30. */
+	rc = leaf_caller(g_tfd, CODECTL_TEST_IOC_UNWIND_REQUEST, &cookie,
+			 SYS_ioctl, &ra);
+	REQUIRE_RC(rc, 0, "UNWIND_REQUEST from a leaf");
+	n = read_rec(g_tfd, r, sizeof(*r));
+	REQUIRE(n > 0, "read after the leaf's request: %s", ename(n));
+	rec_valid(r, n);
+	printf("# leaf: nr %u stop %u frame0 %#llx (want %#llx) frame1 %#llx (want %#llx)\n",
+	       r->h.nr, r->h.stop, ULL(r->h.nr ? r->ips[0] : 0),
+	       ULL((uintptr_t)leaf_ioctl_pc), ULL(r->h.nr > 1 ? r->ips[1] : 0),
+	       ULL(ra));
+	EXPECT(r->h.nr >= 3, "leaf: nr %u < 3 (stop %u)", r->h.nr, r->h.stop);
+	if (r->h.nr >= 2) {
+		EXPECT(r->ips[0] == (uintptr_t)leaf_ioctl_pc,
+		       "leaf: frame 0 %#llx, the svc returns to %#llx",
+		       ULL(r->ips[0]), ULL((uintptr_t)leaf_ioctl_pc));
+		EXPECT(r->ips[1] == ra && rec_methods(r)[1] == CODECTL_FRAME_SFRAME,
+		       "leaf: frame 1 %#llx method %u, leaf_ioctl returns to %#llx (SFrame)",
+		       ULL(r->ips[1]), rec_methods(r)[1], ULL(ra));
+	}
+#endif
 out:
 	if (reg)
 		unregister_self(&si);
 	free(r);
 	return T_PASS;
+}
+
+#if defined(__aarch64__)
+/* What unwind_signal_leaf's handler saw. */
+static uint64_t sig_ips[32];
+static uint8_t sig_methods[32];
+static volatile int sig_rc, sig_nr;
+
+static void on_usr2(int sig)
+{
+	struct codectl_unwind_args a = {
+		.ips = (uintptr_t)sig_ips, .methods = (uintptr_t)sig_methods,
+		.max_frames = 32,
+	};
+
+	register long x0 asm("x0") = g_fd;
+	register unsigned long x1 asm("x1") = CODECTL_IOC_UNWIND;
+	register void *x2 asm("x2") = &a;
+	register long x8 asm("x8") = SYS_ioctl;
+
+	(void)sig;
+	/* From this function (SFrame), not glibc's ioctl() (none). */
+	asm volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x8) : "memory");
+	sig_rc = x0;
+	sig_nr = a.nr;
+}
+#endif
+
+/*
+ * arm64: an unwind in a signal handler goes through the trampoline the
+ * handler returns to (the vDSO's, unless SA_RESTORER) to the interrupted
+ * leaf, the pc after its svc, and from it to the return address that was
+ * in x30 when the signal came (the signal frame's).
+ */
+TEST(unwind_signal_leaf)
+{
+#if defined(__aarch64__)
+	struct sigaction sa = { .sa_handler = on_usr2 }, old, cur;
+	struct self_image si;
+	bool reg = false;
+	uint64_t ra = 0;
+	int i, sig = -1;
+	long rc;
+
+	reg = register_self(&si);
+	REQUIRE(reg, "registering this executable");
+	REQUIRE(!sigaction(SIGUSR2, &sa, &old), "sigaction: %m");
+	if (!sigaction(SIGUSR2, NULL, &cur))
+		printf("# the handler returns to %s\n",
+		       cur.sa_flags & 0x04000000 /* SA_RESTORER */ ?
+		       "its sa_restorer" : "the vDSO's trampoline");
+	rc = leaf_caller(getpid(), SIGUSR2, NULL, SYS_kill, &ra);
+	sigaction(SIGUSR2, &old, NULL);
+	REQUIRE_RC(rc, 0, "kill from the leaf");
+	REQUIRE_RC(sig_rc, 0, "UNWIND in the handler");
+	for (i = 0; i < sig_nr; i++) {
+		printf("# frame %d %#llx method %u\n", i, ULL(sig_ips[i]),
+		       sig_methods[i]);
+		if (sig < 0 && sig_methods[i] == CODECTL_FRAME_SIGNAL)
+			sig = i;
+	}
+	REQUIRE(sig > 0, "no signal frame in %d frames", sig_nr);
+	EXPECT(sig_ips[sig] == (uintptr_t)leaf_ioctl_pc,
+	       "the interrupted frame %#llx, the svc returns to %#llx",
+	       ULL(sig_ips[sig]), ULL((uintptr_t)leaf_ioctl_pc));
+	EXPECT(sig + 1 < sig_nr && sig_ips[sig + 1] == ra &&
+	       sig_methods[sig + 1] == CODECTL_FRAME_SFRAME,
+	       "after the signal frame %#llx method %u, want %#llx (x30, SFrame)",
+	       ULL(sig + 1 < sig_nr ? sig_ips[sig + 1] : 0),
+	       sig + 1 < sig_nr ? sig_methods[sig + 1] : 0, ULL(ra));
+out:
+	if (reg)
+		unregister_self(&si);
+	return T_PASS;
+#else
+	SKIP("arm64 only (x86-64: tests/vm/unwind's signal tests)");
+#endif
 }
 
 TEST(deferred_cookies)
@@ -832,7 +993,7 @@ TEST(deferred_consumer_module)
 	       "callback: %llu -> %llu, cookie %#llx (want %#llx), nr %u, stop %u, flags %u",
 	       ULL(l0.callbacks), ULL(l1.callbacks), ULL(l1.cookie),
 	       ULL(req.cookie[0]), l1.nr, l1.stop, l1.flags);
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	EXPECT(l1.ips[0] == pc && l1.ips[1] == ra,
 	       "the consumer's trace: frames 0, 1 %#llx %#llx, want %#llx %#llx",
 	       ULL(l1.ips[0]), ULL(l1.ips[1]), ULL(pc), ULL(ra));
@@ -966,9 +1127,15 @@ out:
 
 static int st_child(void *arg)
 {
+	int rc;
+
 	(void)arg;
 	pin_here();
-	if (st_start(g_tfd, 20))
+	rc = st_start(g_tfd, 20);
+	/* No self-NMI (arm64): wait for the kill, the parent then skips. */
+	while (rc == -EOPNOTSUPP)
+		pause();
+	if (rc)
 		return 1;
 	printf("# child armed\n");
 	fflush(stdout);

@@ -17,8 +17,21 @@
 #include "codectl-test.h"
 
 /* Debian's libc: an ELF object without SFrame in every guest. */
+#if defined(__aarch64__)
+#define LIBC		"/lib/aarch64-linux-gnu/libc.so.6"
+#else
 #define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
+#endif
 #define COPY		"/tmp/codectl-import-libc.so"
+/*
+ * An import there ends above the user address space (TASK_SIZE_MAX): the
+ * last page of x86-64's, the first beyond arm64's largest (52-bit VA).
+ */
+#if defined(__aarch64__)
+#define USER_END	(1ULL << 52)
+#else
+#define USER_END	0x7ffffffff000ULL
+#endif
 /* Far above any shared object's segments, page aligned. */
 #define VADDR		0x40000000ULL
 
@@ -108,7 +121,7 @@ TEST(import_errors)
 	EXPECT_RC(import(libc, sec, sizeof(sec), VADDR + 8, 0), EINVAL,
 		  "IMPORT at an address not page aligned");
 	EXPECT_RC(import(libc, sec, 0, VADDR, 0), EINVAL, "IMPORT of 0 bytes");
-	EXPECT_RC(import(libc, sec, sizeof(sec), 0x7ffffffff000ULL, 0),
+	EXPECT_RC(import(libc, sec, sizeof(sec), USER_END, 0),
 		  EINVAL, "IMPORT ending above the user address space");
 	/* EFBIG: larger than sframe_flat_max (checked before anything). */
 	REQUIRE_RC(param_read("sframe_flat_max", &flat_max), 0,

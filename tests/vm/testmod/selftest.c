@@ -374,13 +374,14 @@ static long codectl_st_start(void __user *uargs)
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (!CODECTL_HAVE_SELF_NMI)
-		return -EOPNOTSUPP;
 	if (copy_from_user(&a, uargs, sizeof(a)))
 		return -EFAULT;
 	if (a.period_us < 10 || a.period_us > 1000000 ||
 	    a.flags & ~CODECTL_SELFTEST_REMOTE)
 		return -EINVAL;
+	/* Arguments first: their errors are the same everywhere. */
+	if (!CODECTL_HAVE_SELF_NMI)
+		return -EOPNOTSUPP;
 	ips = kvmalloc_array(CODECTL_UNWIND_MAX_FRAMES, sizeof(u64),
 			     GFP_KERNEL_ACCOUNT);
 	if (!ips)
