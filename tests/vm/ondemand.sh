@@ -392,7 +392,9 @@ while [ $i -lt 300 ]; do
 done
 before=$(imports)
 kill -STOP "$daemon_pid"
-"$many" "$tmp/plugs" 300 "${MANY_N:-2000000}" >"$tmp/many.out" 2>&1 &
+# Each pass spins in every plug-in long enough for about seven samples
+# of it: pass 3 is complete only for the plug-ins pass 2 met.
+"$many" "$tmp/plugs" 300 "${MANY_N:-4000000}" >"$tmp/many.out" 2>&1 &
 mpid=$!
 # pass N: run pass N of many under perf record (at most 120 s)
 pass() {
