@@ -163,11 +163,6 @@ measure() {
 	    "with_10_jit_frames $(pct "$deep" "$total")% with_own_frame $own frames $frames not_code $notcode"
 }
 
-# harm: the hooks' no-harm counts, "checked shorter", summed over hooks
-harm() {
-	awk '$2 == "harm" { c += $4; s += $6 } END { print c + 0, s + 0 }' "$hooks"
-}
-
 start_daemon() {
 	codectl daemon >>"$tmp/daemon.log" 2>&1 &
 	daemon_pid=$!
@@ -188,7 +183,7 @@ runtimes="node java"
 # checks RUNTIME MODE: what every setup with the module must give
 checks() {
 	# shellcheck disable=SC2046 # two words
-	set -- $(harm)
+	set -- $(harm_counts)
 	set -- $(($1 - hc0)) $(($2 - hs0))
 	fig "$rt $mode harm_checked $1 harm_shorter $2"
 	check "$rt, $mode: no walk shorter than the kernel's frame-pointer walk" \
@@ -200,7 +195,7 @@ checks() {
 # measure_checked RUNTIME MODE: measure, with the no-harm counts around it
 measure_checked() {
 	# shellcheck disable=SC2046 # two words
-	set -- $1 $2 $(harm)
+	set -- $1 $2 $(harm_counts)
 	hc0=$3 hs0=$4
 	measure "$1" "$2" && checks
 }
@@ -225,7 +220,7 @@ for rt in $runtimes; do
 		   "$(awk -v a="$1" -v b="$2" 'BEGIN { print b ? 0.9 * a / b : 1 }')"
 done
 # shellcheck disable=SC2046
-set -- $(harm)
+set -- $(harm_counts)
 check "module alone: the no-harm check compared walks" "none compared" [ "$1" -gt 0 ]
 
 # codectl list and status name node's JIT code and how it is walked.

@@ -26,3 +26,10 @@ check() {
 	shift 2
 	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
 }
+
+# harm_counts: the tracer hooks' no-harm check (codectl.ko check_harm=1),
+# "checked shorter" summed over the hooks (debugfs codectl/hooks)
+harm_counts() {
+	awk '$2 == "harm" { c += $4; s += $6 } END { print c + 0, s + 0 }' \
+		/sys/kernel/debug/codectl/hooks
+}

@@ -202,7 +202,7 @@ setup() {
 harm_check() {
 	what=$1
 	# shellcheck disable=SC2046 # two words
-	set -- $(awk '$2 == "harm" { c += $4; s += $6 } END { print c + 0, s + 0 }' "$hooks")
+	set -- $(harm_counts)
 	check "$what: no walk shorter than the kernel's frame-pointer walk" \
 		"$2 of $1 walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
 		[ "$1" -gt 0 -a "$2" -eq 0 ]
