@@ -12,7 +12,10 @@
 #   scripts/stage-node.sh DIR      prints DIR/usr/bin/node
 set -euo pipefail
 dir=$1
-ver=18.20.4+dfsg-1~deb12u3
+# bookworm's newest (its security suite's, or its own): whatever is
+# newest there today, for an older one leaves the archive.
+ver=$(apt-cache madison nodejs | awk '$6 ~ /^bookworm(-security|-updates)?\// { print $3; exit }')
+[ -n "$ver" ] || { echo "stage-node.sh: no nodejs of bookworm (apt-get update?)" >&2; exit 1; }
 stamp="$ver acorn cjs-module-lexer undici"
 node=$dir/usr/bin/node
 if [ ! -x "$node" ] || [ "$(cat "$dir/.version" 2>/dev/null)" != "$stamp" ]; then
