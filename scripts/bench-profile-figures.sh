@@ -10,7 +10,11 @@
 # (default: the logs directory tests/vm/unwind/bench-profile.sh writes,
 # .cache/logs, or .cache/logs/WORKTREE when CODECTL_CACHE is another
 # tree's cache): the command and commit it begins with, the guest's
-# "row", "goal" and "defer" lines.  One table per kernel, naming its
+# "row", "goal" and "defer" lines, and per profiled row the
+# profiling instructions per frame: (its run's instructions - its
+# build's unprofiled run's) / samples / frames per sample, the whole
+# cost of a sample (walk, record, perf's writing) over its depth, so
+# that rows whose samples fell at different depths compare.  One table per kernel, naming its
 # command, commit and date, then its goal and defer lines, replace what
 # stands between <!-- bench-profile:begin --> and <!-- bench-profile:end -->
 # in DOC (default docs/performance.md; "-" prints them).
@@ -20,7 +24,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 cache=${CODECTL_CACHE:-$top/.cache}
 logs=${1:-$cache/logs}
-[ -n "${1:-}" ] || [ "$cache" -ef "$top/.cache" ] || logs=$cache/logs/${top##*/}
+[ -n "${1:-}" ] || [ -z "${CODECTL_CACHE:-}" ] || [ "$cache" -ef "$top/.cache" ] ||
+	logs=$cache/logs/${top##*/}
 doc=${2:-$top/docs/performance.md}
 files=()
 for s in 6.1 6.12 7.2; do
@@ -40,20 +45,36 @@ text=$(for f in "${files[@]}"; do
 	/^# date: / { date = $3 }
 	/^# kernel / { kver = $3; sub(/,$/, "", kver) }
 	/^# workload / { wl = $3; sub(/:$/, "", wl)
-		for (i = 1; i <= NF; i++) if ($i == "instructions" && $(i + 1) == "per") ipc[wl] = $(i - 1)
+		for (i = 1; i <= NF; i++) {
+			if ($i == "instructions" && $(i + 1) == "per") ipc[wl] = $(i - 1)
+			if ($i == "unprofiled" && $(i - 1) == "no-fp") base[wl, "no"] = $(i + 1)
+			if ($i == "unprofiled" && $(i - 1) == "fp") base[wl, "fp"] = $(i + 1)
+		}
 	}
 	/^row   / && $2 != "workld" {
 		rows[++n] = sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
 			$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		tag[n] = $2 "-" $3 "-" $5 "-" $6 "-" $4
+		b[n] = base[$2, $3 == "fp-build" ? "fp" : "no"]
+		fr[n] = $9
+	}
+	# "# TAG: COMPLETE of TOTAL samples reach main, SIZE bytes, NS ns"
+	/^# [^ ]+: [0-9]+ of [0-9]+ samples reach main/ {
+		t = $2; sub(/:$/, "", t); samples[t] = $5; ns[t] = $(NF - 1)
 	}
 	/^goal  / { l = $0; sub(/^goal  /, "", l); goals[++ng] = l }
 	/^defer / { l = $0; sub(/^defer /, "", l); defers[++nd] = l }
 	END {
 		printf "**%s** (`%s`), from `%s` at commit %s, %s", k, kver, cmd, commit, date
 		printf "; instructions per call: deep %s, calls %s.\n\n", ipc["deep"], ipc["calls"]
-		print "| workload | row | perf | call graph | Hz | stacks reaching `main` | bytes/sample | frames/sample | lost | slowdown against no-fp unprofiled | hook instructions/sample |"
-		print "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
-		for (i = 1; i <= n; i++) print rows[i]
+		print "| workload | row | perf | call graph | Hz | stacks reaching `main` | bytes/sample | frames/sample | lost | slowdown against no-fp unprofiled | hook instructions/sample | profiling instructions/frame |"
+		print "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= n; i++) {
+			t = tag[i]; c = "-"
+			if ((t in samples) && samples[t] > 0 && fr[i] > 0)
+				c = sprintf("%.0f", (ns[t] - b[i]) / samples[t] / fr[i])
+			print rows[i] " " c " |"
+		}
 		print ""
 		for (i = 1; i <= ng; i++) print "- goal, " goals[i]
 		for (i = 1; i <= nd; i++) print "- what deferring saves, " defers[i]
