@@ -27,11 +27,15 @@
 #                         vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
 #                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
-#   make bench-profile    perf record -g at 1000 Hz with frame pointers,
-#                         with codectl's hooks, with --call-graph dwarf:
+#   make bench-profile    perf record -g at 1000 Hz of a build without
+#                         frame pointers with codectl's hooks off and on,
+#                         with --call-graph dwarf, and of a frame-pointer
+#                         build (on 7.2 also sid's perf, fp,defer):
 #                         complete stacks, bytes per sample, samples lost,
-#                         slowdown, the hook's time per sample (a benchmark,
-#                         in a guest; SERIES="6.12" by default)
+#                         slowdown against the build without frame
+#                         pointers unprofiled, the hook's time per sample
+#                         (a benchmark, in a guest; SERIES="6.12" by
+#                         default, PROFILE_ROUNDS=20000)
 #   make bench-fork       a fork+exec shell loop under perf record -a -g,
 #                         without codectl, with it, with libc imported
 #                         (a benchmark, in a guest; SERIES="6.12")
@@ -140,7 +144,8 @@ bench-unwind:
 	$(MAKE) -C tests/vm/unwind bench SERIES="$(SERIES)"
 
 bench-profile: lib
-	$(MAKE) -C tests/vm/unwind bench-profile SERIES="$(SERIES)"
+	$(MAKE) -C tests/vm/unwind bench-profile SERIES="$(SERIES)" \
+		PROFILE_ROUNDS="$(PROFILE_ROUNDS)"
 
 bench-fork: lib tools
 	$(MAKE) -C tests/vm/unwind bench-fork SERIES="$(SERIES)"
