@@ -83,14 +83,15 @@ else
 	out=$cache/build/${top##*/}/$series
 fi
 
+# A build with extra arguments (C=2 W=1) always runs, for its output, in
+# a directory of its own: the modules a guest of another stage may be
+# copying are never removed under it.
+[ $# -eq 0 ] || out=$out-args
 mkdir -p "$out"
 out=$(readlink -f "$out")
-# One build at a time in a directory (stages of scripts/check.sh --debug
-# run side by side), and none when the same sources were built there
-# already without extra arguments: the second caller gets the path of the
-# modules the first built, not a directory emptied under a guest that is
-# copying them.  A build with extra arguments (C=2 W=1) always runs, for
-# its output, and leaves no stamp.
+# One build at a time in a directory (the stages of scripts/check.sh run
+# in two lanes), and none when the same sources were built there already:
+# the second caller gets the path of the modules the first built.
 exec 8>"$out.lock"
 flock 8
 # sources_hash DIR...: what a build of these depends on, the kernel's
@@ -110,12 +111,22 @@ if [ $# -eq 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$
 	echo "$ko"
 	exit 0
 fi
-rm -f "$out/.stamp" "$out/.stamp-consumer"
-# Mirror the module's sources (and only them); stale copies are removed.
-rm -rf "$out/module" "$out/shared" "$out/uapi"
-cp -a "$top/Kbuild" "$out/"
-cp -a "$top/module" "$top/shared" "$top/uapi" "$out/"
-find "$out/module" "$out/shared" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
+# codectl.ko is rebuilt only when its sources changed: --consumer after a
+# plain build adds the test modules and leaves codectl.ko in place.
+rebuild_module=1
+if [ $# -eq 0 ] && [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$want_module" ] &&
+   [ -f "$out/module/codectl.ko" ] && [ -f "$out/Module.symvers" ]; then
+	rebuild_module=0
+fi
+rm -f "$out/.stamp-consumer"
+if [ $rebuild_module -eq 1 ]; then
+	rm -f "$out/.stamp"
+	# Mirror the module's sources (and only them); stale copies are removed.
+	rm -rf "$out/module" "$out/shared" "$out/uapi"
+	cp -a "$top/Kbuild" "$out/"
+	cp -a "$top/module" "$top/shared" "$top/uapi" "$out/"
+	find "$out/module" "$out/shared" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
+fi
 
 # kbuild M=DIR [args]: with the kernel's own compiler.
 kbuild() {
@@ -131,7 +142,7 @@ kbuild() {
 	fi
 }
 
-kbuild "$out" "$@"
+[ $rebuild_module -eq 0 ] || kbuild "$out" "$@"
 if [ -z "$consumer" ]; then
 	[ $# -gt 0 ] || echo "$want" >"$stamp"
 	echo "$ko"

@@ -144,7 +144,7 @@ run_stage() {
 # Build and static checks of the module for one kernel.
 build_stage() {
 	local series=$1 p=0 f=0 out
-	if out=$("$top/scripts/build-module.sh" "$series" 2>&1); then
+	if out=$("$top/scripts/build-module.sh" --consumer "$series" 2>&1); then
 		echo "ok - module builds for $series"; p=$((p + 1))
 	else
 		echo "$out"; echo "not ok - module builds for $series"; f=$((f + 1))
