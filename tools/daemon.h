@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * codectl daemon's internals, shared by its files: daemon.c (the queue
+ * reader and main loop), daemon-cache.c (the cache), daemon-synth.c
+ * (synthesis in a child), daemon-rescan.c (every process's mappings) and
+ * daemon-prime.c (--prime).
+ */
+#ifndef CODECTL_TOOLS_DAEMON_H
+#define CODECTL_TOOLS_DAEMON_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <linux/codectl.h>
+
+#define CACHE_DIR	"/var/cache/codectl"
+#define STATE_FILE	"/run/codectl/daemon"
+#define CACHE_MAX	(256ULL << 20)
+#define MAINT_SECONDS	600
+#define SYNTH_SECONDS	120		/* a child's time limit */
+#define SYNTH_AS	(2ULL << 30)	/* and its address space */
+#define SEEN_MAX	65536		/* files remembered per run */
+#define ENTRY_MAX	(64ULL << 20)	/* a section's size, at most */
+#define NOBODY		65534		/* the synthesis child's uid, gid */
+#define FAILED_KEPT	8		/* for codectl status */
+
+/* Cache entries: header, then the section.  Little-endian, x86-64 only. */
+#define ENTRY_MAGIC	"CODECTL-SFRAME-1"
+#define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
+#define ENTRY_NO_CFI	1		/* nothing to synthesise from */
+
+struct entry_hdr {
+	char magic[16];
+	uint32_t kind;
+	uint32_t __pad;
+	uint64_t file_size;	/* the object's */
+	uint64_t vaddr;
+	uint64_t size;		/* of the section */
+	uint64_t sum;		/* FNV-1a of the section */
+};
+
+/* A file, as the module keys it. */
+struct ident {
+	uint64_t dev, ino;
+	int64_t size, mtime_sec;
+	uint32_t mtime_nsec;
+};
+
+enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_GONE };
+
+/* The daemon's state, one per process. */
+struct daemon {
+	const char *cache, *state;
+	uint64_t cache_max;
+	int fd;				/* /dev/codectl, attached */
+	struct ident *seen;		/* handled this run */
+	unsigned int nseen;
+	unsigned long queued, imported, cached, synthesised, no_cfi, own,
+		      failed, gone, rescans, lost;
+	double synth_ms;
+	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
+	unsigned int nfailed;
+	time_t started;
+};
+
+extern struct daemon d;
+extern volatile sig_atomic_t stop;
+extern int quiet;		/* --prime: no line per object */
+
+/* daemon.c */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ident_of_stat(const struct stat *st, struct ident *id);
+int seen_has(const struct ident *id);
+void seen_add(const struct ident *id);
+void handle(const struct codectl_demand *r, int queued);
+
+/* daemon-cache.c */
+uint64_t fnv64(const void *p, size_t n);
+void entry_path(int fd, const struct ident *id, char *buf, size_t len);
+int entry_read(const char *path, uint64_t file_size, struct entry_hdr *hdr,
+	       void **sec);
+int entry_write(const char *path, const struct entry_hdr *hdr,
+		const void *sec);
+void cache_clean_tmp(void);
+void cache_trim(void);
+
+/* daemon-synth.c */
+int synth_entry(int fd, const char *path, uint64_t file_size,
+		const char *name);
+
+/* daemon-rescan.c */
+void rescan(void);
+
+/* daemon-prime.c */
+int prime(int argc, char **argv);
+
+#endif
