@@ -35,7 +35,10 @@
 #   - the queue overflowing (300 plug-ins met while the daemon is
 #     stopped): every one imported once it runs again (it looks at the
 #     running processes itself), >= 99% complete;
-#   - the module reloaded: the daemon restarted imports from its cache.
+#   - the module reloaded: the daemon restarted imports from its cache;
+#   - the cache poisoned: an unprivileged user's look-alike of python3.11
+#     (same size, build id and times; no CFI, or wrong CFI) met before
+#     root's python3.11, which must still be >= 99% complete.
 # Figures (FIGURE lines): shares, times, the daemon's memory and CPU,
 # the imports' size.
 
@@ -504,6 +507,56 @@ if [ "$t1" != - ]; then
 	fig "python3 reloaded first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') complete_per_half_second_% $curve"
 fi
 kill $bb
+
+# The cache poisoned by a look-alike: an unprivileged user's copy of
+# python3.11 (the same size, build id, atime and mtime: lookalike.c),
+# without CFI or with wrong CFI, met by the daemon (root profiles the
+# user's process) before root's own python3.11, on an empty cache.  Root's
+# python3.11 must get its own rules: >= 99% complete, no frame not code.
+grep -q '^eve:' /etc/passwd 2>/dev/null ||
+	echo 'eve:x:1000:1000:eve:/tmp:/bin/sh' >>/etc/passwd
+grep -q '^root:' /etc/passwd ||
+	echo 'root:x:0:0:root:/root:/bin/sh' >>/etc/passwd
+mkdir -p "$tmp/eve"
+chown 1000:1000 "$tmp/eve"
+for attack in nocfi wrongcfi; do
+	stop_daemon
+	codectl import --clear
+	rm -rf "$cache"
+	: >"$log"
+	start_daemon
+	su eve -c "'$here/ondemand/lookalike' $attack /usr/bin/python3.11 '$tmp/eve/python3.11'" >/dev/null
+	# su and the shell exec: $! becomes the look-alike.
+	su eve -c "exec '$tmp/eve/python3.11' -I '$pyload' $((secs + 30))" >/dev/null 2>&1 &
+	eve=$!
+	i=0
+	while [ "$(readlink "/proc/$eve/exe")" != "$tmp/eve/python3.11" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	perf record -q -e cpu-clock:u -F 499 -g -p "$eve" -o "$tmp/eve.data" -- sleep 2 >/dev/null 2>&1
+	i=0
+	while ! grep -Eq "$tmp/eve/python3.11 has no CFI|imported $tmp/eve/python3.11|cannot .* $tmp/eve/python3.11" "$log" &&
+	      [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	check "poisoning ($attack): the daemon met the look-alike first" \
+		"$(grep "$tmp/eve" "$log" | tail -n 2)" grep -q "synthesis.* $tmp/eve/python3.11" "$log"
+	kill -KILL "$eve" 2>/dev/null
+	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
+	measure python3 "poison-$attack-first"
+	i=0
+	while ! grep -Eq "/usr/bin/python3.11 has no CFI|imported /usr/bin/python3.11|cannot .* /usr/bin/python3.11" "$log" &&
+	      [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	grep python3.11 "$log" | sed 's/^/# /'
+	measure python3 "poison-$attack"
+	check "poisoning ($attack): root's python3.11 >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code" good
+done
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
 rmmod codectl
