@@ -38,7 +38,8 @@
 #   - the module reloaded: the daemon restarted imports from its cache;
 #   - the cache poisoned: an unprivileged user's look-alike of python3.11
 #     (same size, build id and times; no CFI, or wrong CFI) met before
-#     root's python3.11, which must still be >= 99% complete.
+#     root's python3.11, which must still be >= 99% complete; and after
+#     it, by root's python3.11's path in a mount namespace of the user's.
 # Figures (FIGURE lines): shares, times, the daemon's memory and CPU,
 # the imports' size.
 
@@ -557,6 +558,40 @@ for attack in nocfi wrongcfi; do
 	check "poisoning ($attack): root's python3.11 >= 99% complete, no frame not code" \
 		"$complete of $total, $notcode not code" good
 done
+
+# The wrong-CFI look-alike bind-mounted over /usr/bin/python3.11 in a
+# user and mount namespace of eve's own (unshare -r -m): the module names
+# it by its path there, root's python3.11's, and its import must not
+# displace root's python3.11's (which the daemon would not import again).
+# A copy of its own: the one above has its import, and is not queued.
+su eve -c "'$here/ondemand/lookalike' wrongcfi /usr/bin/python3.11 '$tmp/eve/python3.11-ns'" >/dev/null
+n0=$(grep -c "imported /usr/bin/python3.11" "$log")
+su eve -c "exec unshare -r -m sh -c 'mount --bind $tmp/eve/python3.11-ns /usr/bin/python3.11 && exec /usr/bin/python3.11 -I $pyload $((secs + 30))'" >/dev/null 2>&1 &
+eve=$!
+want=$(stat -c %i "$tmp/eve/python3.11-ns")
+i=0
+while [ "$(stat -Lc %i "/proc/$eve/exe" 2>/dev/null)" != "$want" ] && [ $i -lt 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+if [ "$(stat -Lc %i "/proc/$eve/exe" 2>/dev/null)" = "$want" ]; then
+	perf record -q -e cpu-clock:u -F 499 -g -p "$eve" -o "$tmp/eve.data" -- sleep 2 >/dev/null 2>&1
+	i=0
+	while [ "$(grep -c "imported /usr/bin/python3.11" "$log")" -le "$n0" ] && [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	check "namespace: the daemon imported the look-alike by root's python3.11's path" \
+		"$(tail -n 3 "$log")" [ "$(grep -c "imported /usr/bin/python3.11" "$log")" -gt "$n0" ]
+	kill -KILL "$eve" 2>/dev/null
+	grep python3.11 /sys/kernel/debug/codectl/imports | sed 's/^/# /'
+	measure python3 poison-namespace
+	check "namespace: root's python3.11 still >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code" good
+else
+	kill -KILL "$eve" 2>/dev/null
+	ok "namespace: no user namespaces for eve here # SKIP"
+fi
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
 rmmod codectl
