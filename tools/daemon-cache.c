@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * codectl daemon, the cache (DIR, default /var/cache/codectl): one file
- * per object, named by its build id (else its device and inode), size
- * and mtime, with a header and a checksum; entries that fail the check
- * are removed; objects without CFI have an entry saying so.  Entries are
- * written under a temporary name and renamed (readers and concurrent
- * writers see whole entries or none), and trimmed to the daemon's
- * --cache-max, the least recently used first.
+ * per object content, named by the SHA-256 of the whole object file
+ * (libcrypto's), which its header holds too, with the section's SHA-256;
+ * entries that fail the checks are removed; objects without CFI have an
+ * entry saying so.  The digest is of the file the daemon opened (the
+ * process's own mapping), and a hit needs all of it to match: a
+ * look-alike of another file (its build id, size and times) is another
+ * entry, whatever it holds.  Entries are written under a temporary name
+ * and renamed (readers and concurrent writers see whole entries or
+ * none), and trimmed to the daemon's --cache-max, the least recently
+ * used first.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,93 +23,85 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "commands.h"
 #include "daemon.h"
 
-uint64_t fnv64(const void *p, size_t n)
+#define HASH_CHUNK	(1 << 20)
+
+/*
+ * The SHA-256 of the @size bytes of the file at @fd into @md, each chunk
+ * also written to @out when it is not -1.  -1 with ESTALE when the file
+ * is not @size bytes long any more, or another errno.
+ */
+int file_sha256(int fd, uint64_t size, int out, unsigned char *md)
 {
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char *buf = malloc(HASH_CHUNK), extra;
+	uint64_t pos = 0;
+	int ret = -1, err = EIO;
 
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ULL;
-	return h;
-}
+	if (!ctx || !buf || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		goto out;
+	while (pos < size) {
+		size_t want = size - pos < HASH_CHUNK ? size - pos : HASH_CHUNK;
+		ssize_t n = pread(fd, buf, want, pos);
 
-/* The GNU build id of the ELF file at @fd, as hex, or "" */
-static void build_id_hex(int fd, char *hex, size_t len)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	unsigned char note[512];
-	unsigned int i, j;
-
-	hex[0] = 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(ph) || eh.e_phnum > 128)
-		return;
-	for (i = 0; i < eh.e_phnum; i++) {
-		size_t off = 0, n;
-
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
-		    sizeof(ph))
-			return;
-		if (ph.p_type != PT_NOTE)
+		if (n < 0 && errno == EINTR)
 			continue;
-		n = ph.p_filesz < sizeof(note) ? ph.p_filesz : sizeof(note);
-		if (pread(fd, note, n, ph.p_offset) != (ssize_t)n)
-			continue;
-		while (off + 12 <= n) {
-			uint32_t nsz, dsz, type;
-			size_t desc;
-
-			memcpy(&nsz, note + off, 4);
-			memcpy(&dsz, note + off + 4, 4);
-			memcpy(&type, note + off + 8, 4);
-			desc = off + 12 + ((nsz + 3) & ~3u);
-			if (nsz > n || dsz > n || desc + dsz > n)
-				break;
-			if (type == NT_GNU_BUILD_ID && nsz == 4 &&
-			    !memcmp(note + off + 12, "GNU", 4) && dsz &&
-			    dsz * 2 < len) {
-				for (j = 0; j < dsz; j++)
-					sprintf(hex + 2 * j, "%02x",
-						note[desc + j]);
-				return;
-			}
-			off = desc + ((dsz + 3) & ~3u);
+		if (n <= 0) {
+			err = n ? errno : ESTALE;
+			goto out;
 		}
+		if (!EVP_DigestUpdate(ctx, buf, n) ||
+		    (out >= 0 && write(out, buf, n) != n)) {
+			err = errno ?: EIO;
+			goto out;
+		}
+		pos += n;
 	}
+	if (pread(fd, &extra, 1, size) != 0) {
+		err = ESTALE;		/* it grew */
+		goto out;
+	}
+	if (EVP_DigestFinal_ex(ctx, md, NULL))
+		ret = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	free(buf);
+	if (ret)
+		errno = err;
+	return ret;
 }
 
-/* The cache entry's path for the file at @fd. */
-void entry_path(int fd, const struct ident *id, char *buf, size_t len)
+/* The SHA-256 of @n bytes at @p into @md (a section's checksum). */
+void sha256_mem(const void *p, size_t n, unsigned char *md)
 {
-	char bid[130];
+	if (!EVP_Digest(p, n, md, NULL, EVP_sha256(), NULL))
+		memset(md, 0, DIGEST_LEN);
+}
 
-	build_id_hex(fd, bid, sizeof(bid));
-	/*
-	 * The build id and the mtime: a file changed in place (a new mtime)
-	 * whose build id stayed (patched, or damaged) is another entry.
-	 */
-	if (bid[0])
-		snprintf(buf, len, "%s/%s-%" PRId64 "-%" PRId64 ".%09u.sframe",
-			 d.cache, bid, id->size, id->mtime_sec, id->mtime_nsec);
-	else
-		snprintf(buf, len, "%s/id-%" PRIx64 "-%" PRIu64 "-%" PRId64
-			 "-%" PRId64 ".%09u.sframe", d.cache, id->dev, id->ino,
-			 id->size, id->mtime_sec, id->mtime_nsec);
+/* The cache entry's path for the content whose SHA-256 is @md. */
+void entry_path(const unsigned char *md, char *buf, size_t len)
+{
+	char hex[2 * DIGEST_LEN + 1];
+	unsigned int i;
+
+	for (i = 0; i < DIGEST_LEN; i++)
+		sprintf(hex + 2 * i, "%02x", md[i]);
+	snprintf(buf, len, "%s/%s.sframe", d.cache, hex);
 }
 
 /*
- * Read the entry at @path for an object of @file_size bytes: 0 with
- * @hdr (and @sec for a section), -1 when absent, -2 when it was bad
- * (removed).
+ * Read the entry at @path for an object of @file_size bytes whose
+ * SHA-256 is @md: 0 with @hdr (and @sec for a section), -1 when absent,
+ * -2 when it was bad (removed).
  */
-int entry_read(const char *path, uint64_t file_size,
-		      struct entry_hdr *hdr, void **sec)
+int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
+	       struct entry_hdr *hdr, void **sec)
 {
+	unsigned char sum[DIGEST_LEN];
 	struct stat st;
 	void *buf = NULL;
 	int fd, ret = -2;
@@ -118,6 +114,7 @@ int entry_read(const char *path, uint64_t file_size,
 		goto bad;
 	if (memcmp(hdr->magic, ENTRY_MAGIC, sizeof(hdr->magic)) ||
 	    hdr->file_size != file_size ||
+	    memcmp(hdr->file_sha256, md, DIGEST_LEN) ||
 	    (hdr->kind != ENTRY_SECTION && hdr->kind != ENTRY_NO_CFI) ||
 	    (uint64_t)st.st_size != sizeof(*hdr) + hdr->size)
 		goto bad;
@@ -126,7 +123,10 @@ int entry_read(const char *path, uint64_t file_size,
 			goto bad;
 		buf = malloc(hdr->size);
 		if (!buf || pread(fd, buf, hdr->size, sizeof(*hdr)) !=
-		    (ssize_t)hdr->size || fnv64(buf, hdr->size) != hdr->sum)
+		    (ssize_t)hdr->size)
+			goto bad;
+		sha256_mem(buf, hdr->size, sum);
+		if (memcmp(sum, hdr->sum, DIGEST_LEN))
 			goto bad;
 	}
 	/* Recently used: the cache trims by access time. */
@@ -169,23 +169,42 @@ int entry_write(const char *path, const struct entry_hdr *hdr,
 	return 0;
 }
 
-/* Remove temporaries a killed daemon or child left. */
-void cache_clean_tmp(void)
+/* Is @name an entry's: 64 hex digits and ".sframe"? */
+static int entry_name(const char *name)
+{
+	return strlen(name) == 2 * DIGEST_LEN + 7 &&
+	       strspn(name, "0123456789abcdef") == 2 * DIGEST_LEN &&
+	       !strcmp(name + 2 * DIGEST_LEN, ".sframe");
+}
+
+/*
+ * Remove temporaries a killed daemon or child left, and entries of the
+ * earlier format (named by build id, size and mtime: never read again).
+ */
+void cache_clean(void)
 {
 	struct dirent *e;
 	DIR *dir = opendir(d.cache);
+	unsigned long old = 0;
 	char p[4200];
 
 	if (!dir)
 		return;
-	while ((e = readdir(dir)))
+	while ((e = readdir(dir))) {
+		snprintf(p, sizeof(p), "%s/%s", d.cache, e->d_name);
 		if (!strncmp(e->d_name, ".tmp.", 5)) {
-			snprintf(p, sizeof(p), "%s/%s", d.cache, e->d_name);
 			unlink(p);
 			say("removed %s, left by a synthesis that did not finish",
 			    p);
+		} else if (e->d_name[0] != '.' && !entry_name(e->d_name) &&
+			   strlen(e->d_name) > 7 &&
+			   !strcmp(e->d_name + strlen(e->d_name) - 7, ".sframe")) {
+			old += !unlink(p);
 		}
+	}
 	closedir(dir);
+	if (old)
+		say("removed %lu entries of the cache's earlier format", old);
 }
 
 struct cache_file {
@@ -244,4 +263,43 @@ void cache_trim(void)
 		}
 	}
 	free(v);
+}
+
+/*
+ * codectl daemon --hash FILE...: each file's SHA-256, which names its
+ * cache entry, and the time the daemon takes to compute it (what every
+ * object the daemon meets costs before a cache look-up).
+ */
+int hash_files(int argc, char **argv)
+{
+	unsigned char md[DIGEST_LEN];
+	struct stat st;
+	unsigned int j;
+	double t0;
+	int i, fd, ret = 0;
+
+	for (i = 0; i < argc; i++) {
+		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st)) {
+			perror(argv[i]);
+			ret = 1;
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		t0 = now_ms();
+		if (file_sha256(fd, st.st_size, -1, md)) {
+			perror(argv[i]);
+			ret = 1;
+			close(fd);
+			continue;
+		}
+		t0 = now_ms() - t0;
+		close(fd);
+		for (j = 0; j < DIGEST_LEN; j++)
+			printf("%02x", md[j]);
+		printf(" %s bytes %lld ms %.2f\n", argv[i],
+		       (long long)st.st_size, t0);
+	}
+	return ret;
 }

@@ -36,6 +36,7 @@ static int is_elf(int fd)
 
 static void prime_file(const char *path, struct prime *p)
 {
+	unsigned char md[DIGEST_LEN];
 	struct entry_hdr hdr;
 	struct stat st;
 	struct ident id;
@@ -57,10 +58,15 @@ static void prime_file(const char *path, struct prime *p)
 	}
 	seen_add(&id);
 	p->objects++;
-	entry_path(fd, &id, entry, sizeof(entry));
-	err = entry_read(entry, st.st_size, &hdr, &sec) ?
-	      synth_entry(fd, entry, st.st_size, path) : 0;
-	if (!err && !entry_read(entry, st.st_size, &hdr, &sec)) {
+	if (file_sha256(fd, st.st_size, -1, md)) {
+		p->failed++;
+		close(fd);
+		return;
+	}
+	entry_path(md, entry, sizeof(entry));
+	err = entry_read(entry, md, st.st_size, &hdr, &sec) ?
+	      synth_entry(fd, md, entry, st.st_size, path) : 0;
+	if (!err && !entry_read(entry, md, st.st_size, &hdr, &sec)) {
 		if (hdr.kind == ENTRY_SECTION) {
 			p->sections++;
 			p->bytes += hdr.size;

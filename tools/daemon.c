@@ -25,7 +25,7 @@
  * cache to BYTES (default 256 MiB).  It logs one line per object to
  * stderr (the journal, under systemd) and keeps a summary for "codectl
  * status" in FILE (default /run/codectl/daemon).  SIGTERM and SIGINT
- * end it.  --prime: daemon-prime.c.
+ * end it.  --prime: daemon-prime.c; --hash: daemon-cache.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,18 +112,27 @@ static void note_failed(const char *path, const char *why)
 
 /* ---- files handled this run -------------------------------------------- */
 
-static int ident_eq(const struct ident *a, const struct ident *b)
+/* The same file as the module keys it (the ctime aside). */
+static int ident_same_file(const struct ident *a, const struct ident *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
 }
 
+/*
+ * Handled this run: the same file with the same ctime.  A user can give
+ * a file any mtime, not a ctime: a file of theirs rewritten (touch -r
+ * after), or an inode of theirs reused for another file, is looked at
+ * again.
+ */
 int seen_has(const struct ident *id)
 {
 	unsigned int i;
 
 	for (i = 0; i < d.nseen; i++)
-		if (ident_eq(&d.seen[i], id))
+		if (ident_same_file(&d.seen[i], id) &&
+		    d.seen[i].ctime_sec == id->ctime_sec &&
+		    d.seen[i].ctime_nsec == id->ctime_nsec)
 			return 1;
 	return 0;
 }
@@ -143,14 +152,19 @@ void ident_of_stat(const struct stat *st, struct ident *id)
 	id->size = st->st_size;
 	id->mtime_sec = st->st_mtim.tv_sec;
 	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
 /* ---- one file ---------------------------------------------------------- */
 
-/* Open the file a record names and check it is @want, the one queued. */
-static int open_queued(const struct codectl_demand *r,
-		       const struct ident *want, struct stat *st)
+/* Open the file a record names and check it is the one queued. */
+static int open_queued(const struct codectl_demand *r, struct stat *st)
 {
+	struct ident want = {
+		.dev = r->dev, .ino = r->ino, .size = r->size,
+		.mtime_sec = r->mtime_sec, .mtime_nsec = r->mtime_nsec,
+	};
 	struct ident got;
 	char p[128];
 	int fd = -1;
@@ -170,7 +184,7 @@ static int open_queued(const struct codectl_demand *r,
 		return -1;
 	}
 	ident_of_stat(st, &got);
-	if (!ident_eq(want, &got)) {
+	if (!ident_same_file(&want, &got)) {
 		close(fd);
 		errno = ESTALE;
 		return -1;
@@ -180,27 +194,37 @@ static int open_queued(const struct codectl_demand *r,
 
 /*
  * Import the object open at @fd: from the cache, else synthesised into
- * it.  @name is for the log.
+ * it, the entry being the one of its content's SHA-256.  The import goes
+ * through @fd too: the module keys it on that very file.  @name is for
+ * the log.
  */
 static enum verdict cover(int fd, const struct stat *st, const char *name)
 {
+	unsigned char md[DIGEST_LEN];
 	struct entry_hdr hdr;
-	struct ident id;
 	char path[4200];
 	void *sec;
 	double t0;
 	int r, tries, err;
 
-	ident_of_stat(st, &id);
-	entry_path(fd, &id, path, sizeof(path));
+	if (file_sha256(fd, st->st_size, -1, md)) {
+		say("cannot read %s: %s", name, strerror(errno));
+		return V_GONE;
+	}
+	entry_path(md, path, sizeof(path));
 	for (tries = 0; tries < 2; tries++) {
-		r = entry_read(path, st->st_size, &hdr, &sec);
+		r = entry_read(path, md, st->st_size, &hdr, &sec);
 		if (r) {
 			t0 = now_ms();
-			err = synth_entry(fd, path, st->st_size, name);
+			err = synth_entry(fd, md, path, st->st_size, name);
 			if (err == EEXIST) {
 				d.own++;
 				return V_OWN;
+			}
+			if (err == ESTALE) {
+				say("%s changed while it was read: left alone",
+				    name);
+				return V_GONE;
 			}
 			if (err) {
 				say("cannot synthesise %s: %s", name,
@@ -212,7 +236,7 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 			d.synthesised++;
 			d.synth_ms += t0;
 			say("synthesised %s in %.0f ms", name, t0);
-			r = entry_read(path, st->st_size, &hdr, &sec);
+			r = entry_read(path, md, st->st_size, &hdr, &sec);
 			if (r)
 				continue;
 		} else {
@@ -254,25 +278,25 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 void handle(const struct codectl_demand *r, int queued)
 {
 	char name[CODECTL_DEMAND_PATH_MAX + 64];
-	struct ident id = {
-		.dev = r->dev, .ino = r->ino, .size = r->size,
-		.mtime_sec = r->mtime_sec, .mtime_nsec = r->mtime_nsec,
-	};
+	struct ident id;
 	struct stat st;
 	enum verdict v;
 	int fd;
 
 	d.queued += queued;
-	if (seen_has(&id))
-		return;
 	snprintf(name, sizeof(name), "%s", r->path[0] ? r->path : "?");
-	fd = open_queued(r, &id, &st);
+	fd = open_queued(r, &st);
 	if (fd < 0) {
 		/* Replaced or gone: its successor is queued when met. */
 		say("%s (pid %u): %s", name, r->pid,
 		    errno == ESTALE ? "replaced since it was queued" :
 		    strerror(errno));
 		d.gone++;
+		return;
+	}
+	ident_of_stat(&st, &id);
+	if (seen_has(&id)) {
+		close(fd);
 		return;
 	}
 	v = cover(fd, &st, name);
@@ -315,7 +339,6 @@ static int attach(void)
 	codectl_set_fd(d.fd);
 	return 0;
 }
-
 
 /* ---- the command ---------------------------------------------------------- */
 
@@ -371,12 +394,16 @@ int cmd_daemon(int argc, char **argv)
 	time_t last_maint;
 	char dir[4096], *slash;
 
-	int primed = parse_args(argc, argv);
+	int primed;
 
+	if (argc > 1 && !strcmp(argv[0], "--hash"))
+		return hash_files(argc - 1, argv + 1);
+	primed = parse_args(argc, argv);
 	if (primed < 0) {
 		fputs("usage: codectl daemon [--cache DIR] [--cache-max BYTES] "
 		      "[--state FILE]\n"
-		      "       codectl daemon [--cache DIR] --prime PATH...\n",
+		      "       codectl daemon [--cache DIR] --prime PATH...\n"
+		      "       codectl daemon --hash FILE...\n",
 		      stderr);
 		return 2;
 	}
@@ -402,7 +429,7 @@ int cmd_daemon(int argc, char **argv)
 	d.started = time(NULL);
 	say("reading the demand queue; cache %s (at most %" PRIu64 " bytes)",
 	    d.cache, d.cache_max);
-	cache_clean_tmp();
+	cache_clean();
 	maintain();
 	rescan();
 	state_write();

@@ -27,10 +27,15 @@
 #define FAILED_KEPT	8		/* for codectl status */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
-#define ENTRY_MAGIC	"CODECTL-SFRAME-1"
+#define ENTRY_MAGIC	"CODECTL-SFRAME-2"
 #define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
 #define ENTRY_NO_CFI	1		/* nothing to synthesise from */
+#define DIGEST_LEN	32		/* SHA-256 */
 
+/*
+ * An entry is named by @file_sha256, which it also holds: a hit needs
+ * the whole digest to match the file the daemon opened.
+ */
 struct entry_hdr {
 	char magic[16];
 	uint32_t kind;
@@ -38,14 +43,18 @@ struct entry_hdr {
 	uint64_t file_size;	/* the object's */
 	uint64_t vaddr;
 	uint64_t size;		/* of the section */
-	uint64_t sum;		/* FNV-1a of the section */
+	unsigned char file_sha256[DIGEST_LEN];	/* the object's content */
+	unsigned char sum[DIGEST_LEN];		/* SHA-256 of the section */
 };
 
-/* A file, as the module keys it. */
+/*
+ * A file: as the module keys it (device, inode, size, mtime), and its
+ * ctime, which no user can set: what the daemon remembers it handled.
+ */
 struct ident {
 	uint64_t dev, ino;
-	int64_t size, mtime_sec;
-	uint32_t mtime_nsec;
+	int64_t size, mtime_sec, ctime_sec;
+	uint32_t mtime_nsec, ctime_nsec;
 };
 
 enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_GONE };
@@ -77,18 +86,20 @@ void seen_add(const struct ident *id);
 void handle(const struct codectl_demand *r, int queued);
 
 /* daemon-cache.c */
-uint64_t fnv64(const void *p, size_t n);
-void entry_path(int fd, const struct ident *id, char *buf, size_t len);
-int entry_read(const char *path, uint64_t file_size, struct entry_hdr *hdr,
-	       void **sec);
+int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
+void sha256_mem(const void *p, size_t n, unsigned char *md);
+void entry_path(const unsigned char *md, char *buf, size_t len);
+int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
+	       struct entry_hdr *hdr, void **sec);
 int entry_write(const char *path, const struct entry_hdr *hdr,
 		const void *sec);
-void cache_clean_tmp(void);
+void cache_clean(void);
 void cache_trim(void);
+int hash_files(int argc, char **argv);
 
 /* daemon-synth.c */
-int synth_entry(int fd, const char *path, uint64_t file_size,
-		const char *name);
+int synth_entry(int fd, const unsigned char *md, const char *path,
+		uint64_t file_size, const char *name);
 
 /* daemon-rescan.c */
 void rescan(void);
