@@ -85,10 +85,12 @@ exe() {
 comm() { basename "$(exe "$1")"; }
 
 # start NAME: the program, in the background ($! is its pid), running
-# longer than $secs
+# longer than $secs (python3.11: a minute more, which the daemon killed
+# mid-synthesis has to restart, hash what runs and synthesise it in,
+# under TCG's slow SHA-256 on a loaded host)
 start() {
 	case $1 in
-	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 30)) ;;
+	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 60)) ;;
 	perl) set -- /usr/bin/perl "$tmp/work.pl" $((secs + 30)) ;;
 	sqlite3) set -- /usr/bin/sqlite3 :memory: ".read $tmp/work.sql" ;;
 	xz) set -- /usr/bin/xz -6 -T1 -c "$tmp/xz.in" ;;
