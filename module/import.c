@@ -43,7 +43,9 @@ MODULE_PARM_DESC(import_max_bytes,
  * @ref:	the store's and each user's
  * @node:	in codectl_import_table, hashed by the file's identity
  * @obj:	the object it was imported for
- * @pathname:	the file's path at import (replacement by path), or NULL
+ * @pathname:	the file's path at import, or NULL
+ * @by_path:	@pathname led to the file in the importer's namespace at
+ *		import: it replaces another file's import by that path
  * @sframe_vaddr: the link-time address the section was built for
  * @size:	bytes of @sec
  * @sec:	the section
@@ -57,6 +59,7 @@ struct codectl_import {
 	struct hlist_node node;
 	struct codectl_file_obj obj;
 	char *pathname;
+	bool by_path;
 	u64 sframe_vaddr;
 	u64 size;
 	u8 *sec;
@@ -300,13 +303,18 @@ static long codectl_import_prune(void)
 
 /*
  * Does @new replace @imp: the same file, or the same pathname (an
- * upgraded library renamed over the old one)?
+ * upgraded library renamed over the old one)?  By pathname only when
+ * that path leads to @new's file where the importer looks: d_path() of
+ * a file mapped in another mount namespace (a user's bind mount of a
+ * copy over /usr/bin/python3.11, in a user namespace of theirs) names
+ * it by its path there, and it must not displace the import of the
+ * file that path leads to here.
  */
 static bool codectl_import_replaces(const struct codectl_import *new,
 				    const struct codectl_import *imp)
 {
 	return !memcmp(&imp->obj.id, &new->obj.id, sizeof(new->obj.id)) ||
-	       (imp->pathname && new->pathname &&
+	       (new->by_path && imp->pathname &&
 		!strcmp(imp->pathname, new->pathname));
 }
 
@@ -428,6 +436,7 @@ static int codectl_import_add(struct file *file,
 			imp->pathname = kstrdup(path, GFP_KERNEL_ACCOUNT);
 		kfree(buf);
 	}
+	imp->by_path = imp->pathname && codectl_import_exists(imp);
 	ret = codectl_import_insert(imp);
 	if (!ret)
 		return 0;

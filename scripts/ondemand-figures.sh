@@ -5,6 +5,7 @@
 #
 #   scripts/ondemand-figures.sh [LOGDIR [DOC]]     the guests' figures
 #   scripts/ondemand-figures.sh --usr [DIR [DOC]]  a system's objects
+#   scripts/ondemand-figures.sh --hash [DOC]       the cache key's cost
 #
 # The first reads the FIGURE lines tests/vm/ondemand.sh printed in each
 # kernel's console (LOGDIR/ondemand-SERIES.console, as scripts/check.sh
@@ -12,7 +13,11 @@
 # ondemand markers of DOC (default docs/ondemand.md; "-" prints them).
 # The second fills a scratch cache with every ELF object under DIR
 # (default /usr; `codectl daemon --prime`, no module needed) and puts
-# what it took between the usr markers.
+# what it took between the usr markers.  The third times the SHA-256
+# that keys the cache (`codectl daemon --hash`: the daemon's own code) on
+# python3.11, node and libLLVM-14 where installed, 7 runs each, files in
+# the page cache (the daemon hashes files processes map), and puts the
+# figures between the hash markers.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +53,39 @@ EOF
 	exit 0
 fi
 
+if [ "${1:-}" = --hash ]; then
+	doc=${2:-$top/docs/ondemand.md}
+	make -s -C "$top" lib tools >/dev/null
+	files=()
+	for f in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libnode.so.* \
+		 /usr/bin/node /usr/lib/x86_64-linux-gnu/libLLVM-14.so.1; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || die "none of python3.11, node, libLLVM-14 is installed"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	out=$(for i in 1 2 3 4 5 6 7; do "$top/tools/codectl" daemon --hash "${files[@]}"; done)
+	table=$(
+		cat <<EOF
+On $(. /etc/os-release && echo "$PRETTY_NAME") ($(date -u +%Y-%m-%d), $(nproc) CPUs,
+$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(openssl version | cut -d' ' -f1-2);
+load average $load before the runs; \`scripts/ondemand-figures.sh --hash\`,
+7 runs each, the file in the page cache):
+
+| file | size | SHA-256: median | fastest | slowest |
+|---|---|---|---|---|
+EOF
+		for f in "${files[@]}"; do
+			awk -v f="$f" '$2 == f { print $6, $4 }' <<<"$out" | sort -n |
+			awk -v f="$f" '{ t[NR] = $1; b = $2 }
+				END { printf "| %s | %.1f MiB | %.0f ms (%.0f MiB/s) | %.0f ms | %.0f ms |\n",
+					f, b / 1048576, t[int((NR + 1) / 2)],
+					b / 1048576 / (t[int((NR + 1) / 2)] / 1000), t[1], t[NR] }'
+		done
+	)
+	doc_replace "$doc" hash "$table" || true
+	exit 0
+fi
+
 logs=${1:-${CODECTL_LOG_DIR:-$cache/logs}}
 [ -n "${1:-}" ] || [ -n "${CODECTL_LOG_DIR:-}" ] || [ "$cache" = "$top/.cache" ] ||
 	logs=$cache/logs/${top##*/}
@@ -78,6 +116,8 @@ table=$(awk '
 		if ($2 == "overflow") ov[k] = $7 " of " $5
 		if ($2 == "python3" && $3 == "reloaded" && $4 == "first_complete_after_s")
 			rel[k] = $5 " s"
+		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
+			poi[k, $3] = $7 " of " $5 " " $8
 	}
 	END {
 		printf "| program | what |"
@@ -117,6 +157,14 @@ table=$(awk '
 		for (i = 1; i <= nk; i++) printf " %s |", ov[ks[i]]
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
+		split("nocfi wrongcfi namespace", pk, " ")
+		pn["nocfi"] = "root'"'"'s python3.11 after a user'"'"'s look-alike without CFI"
+		pn["wrongcfi"] = "the same, the look-alike with wrong CFI"
+		pn["namespace"] = "the same, the look-alike by its path in a namespace"
+		for (j = 1; j <= 3; j++) {
+			printf "\n| poisoning | %s |", pn[pk[j]]
+			for (i = 1; i <= nk; i++) printf " %s |", poi[ks[i], "poison-" pk[j]]
+		}
 		printf "\n\nKernels: "
 		for (i = 1; i <= nk; i++) printf "%s%s", (i > 1 ? ", " : ""), kver[ks[i]]
 		printf ".\n"

@@ -76,6 +76,7 @@ fi
 pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       qemu-system-x86 busybox-static cpio xz-utils zstd file
       python3 libelf-dev libdw-dev groff-base pahole
+      libssl-dev		# the daemon's cache keys: SHA-256 (libcrypto)
       gcc-aarch64-linux-gnu gcc-s390x-linux-gnu
       clang-14 libclang-rt-14-dev	# clang: tests/sframe/fuzz (libFuzzer)
       linux-perf trace-cmd bpftrace	# the tracer tests (tests/vm/tracers.sh)

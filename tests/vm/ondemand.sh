@@ -35,7 +35,11 @@
 #   - the queue overflowing (300 plug-ins met while the daemon is
 #     stopped): every one imported once it runs again (it looks at the
 #     running processes itself), >= 99% complete;
-#   - the module reloaded: the daemon restarted imports from its cache.
+#   - the module reloaded: the daemon restarted imports from its cache;
+#   - the cache poisoned: an unprivileged user's look-alike of python3.11
+#     (same size, build id and times; no CFI, or wrong CFI) met before
+#     root's python3.11, which must still be >= 99% complete; and after
+#     it, by root's python3.11's path in a mount namespace of the user's.
 # Figures (FIGURE lines): shares, times, the daemon's memory and CPU,
 # the imports' size.
 
@@ -81,10 +85,12 @@ exe() {
 comm() { basename "$(exe "$1")"; }
 
 # start NAME: the program, in the background ($! is its pid), running
-# longer than $secs
+# longer than $secs (python3.11: a minute more, which the daemon killed
+# mid-synthesis has to restart, hash what runs and synthesise it in,
+# under TCG's slow SHA-256 on a loaded host)
 start() {
 	case $1 in
-	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 30)) ;;
+	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 60)) ;;
 	perl) set -- /usr/bin/perl "$tmp/work.pl" $((secs + 30)) ;;
 	sqlite3) set -- /usr/bin/sqlite3 :memory: ".read $tmp/work.sql" ;;
 	xz) set -- /usr/bin/xz -6 -T1 -c "$tmp/xz.in" ;;
@@ -506,6 +512,90 @@ if [ "$t1" != - ]; then
 	fig "python3 reloaded first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') complete_per_half_second_% $curve"
 fi
 kill $bb
+
+# The cache poisoned by a look-alike: an unprivileged user's copy of
+# python3.11 (the same size, build id, atime and mtime: lookalike.c),
+# without CFI or with wrong CFI, met by the daemon (root profiles the
+# user's process) before root's own python3.11, on an empty cache.  Root's
+# python3.11 must get its own rules: >= 99% complete, no frame not code.
+grep -q '^eve:' /etc/passwd 2>/dev/null ||
+	echo 'eve:x:1000:1000:eve:/tmp:/bin/sh' >>/etc/passwd
+grep -q '^root:' /etc/passwd ||
+	echo 'root:x:0:0:root:/root:/bin/sh' >>/etc/passwd
+mkdir -p "$tmp/eve"
+chown 1000:1000 "$tmp/eve"
+for attack in nocfi wrongcfi; do
+	stop_daemon
+	codectl import --clear
+	rm -rf "$cache"
+	: >"$log"
+	start_daemon
+	su eve -c "'$here/ondemand/lookalike' $attack /usr/bin/python3.11 '$tmp/eve/python3.11'" >/dev/null
+	# su and the shell exec: $! becomes the look-alike.
+	su eve -c "exec '$tmp/eve/python3.11' -I '$pyload' $((secs + 30))" >/dev/null 2>&1 &
+	eve=$!
+	i=0
+	while [ "$(readlink "/proc/$eve/exe")" != "$tmp/eve/python3.11" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	perf record -q -e cpu-clock:u -F 499 -g -p "$eve" -o "$tmp/eve.data" -- sleep 2 >/dev/null 2>&1
+	i=0
+	while ! grep -Eq "$tmp/eve/python3.11 has no CFI|imported $tmp/eve/python3.11|cannot .* $tmp/eve/python3.11" "$log" &&
+	      [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	check "poisoning ($attack): the daemon met the look-alike first" \
+		"$(grep "$tmp/eve" "$log" | tail -n 2)" grep -q "synthesis.* $tmp/eve/python3.11" "$log"
+	kill -KILL "$eve" 2>/dev/null
+	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
+	measure python3 "poison-$attack-first"
+	i=0
+	while ! grep -Eq "/usr/bin/python3.11 has no CFI|imported /usr/bin/python3.11|cannot .* /usr/bin/python3.11" "$log" &&
+	      [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	grep python3.11 "$log" | sed 's/^/# /'
+	measure python3 "poison-$attack"
+	check "poisoning ($attack): root's python3.11 >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code" good
+done
+
+# The wrong-CFI look-alike bind-mounted over /usr/bin/python3.11 in a
+# user and mount namespace of eve's own (unshare -r -m): the module names
+# it by its path there, root's python3.11's, and its import must not
+# displace root's python3.11's (which the daemon would not import again).
+# A copy of its own: the one above has its import, and is not queued.
+su eve -c "'$here/ondemand/lookalike' wrongcfi /usr/bin/python3.11 '$tmp/eve/python3.11-ns'" >/dev/null
+n0=$(grep -c "imported /usr/bin/python3.11" "$log")
+su eve -c "exec unshare -r -m sh -c 'mount --bind $tmp/eve/python3.11-ns /usr/bin/python3.11 && exec /usr/bin/python3.11 -I $pyload $((secs + 30))'" >/dev/null 2>&1 &
+eve=$!
+want=$(stat -c %i "$tmp/eve/python3.11-ns")
+i=0
+while [ "$(stat -Lc %i "/proc/$eve/exe" 2>/dev/null)" != "$want" ] && [ $i -lt 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+if [ "$(stat -Lc %i "/proc/$eve/exe" 2>/dev/null)" = "$want" ]; then
+	perf record -q -e cpu-clock:u -F 499 -g -p "$eve" -o "$tmp/eve.data" -- sleep 2 >/dev/null 2>&1
+	i=0
+	while [ "$(grep -c "imported /usr/bin/python3.11" "$log")" -le "$n0" ] && [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	check "namespace: the daemon imported the look-alike by root's python3.11's path" \
+		"$(tail -n 3 "$log")" [ "$(grep -c "imported /usr/bin/python3.11" "$log")" -gt "$n0" ]
+	kill -KILL "$eve" 2>/dev/null
+	grep python3.11 /sys/kernel/debug/codectl/imports | sed 's/^/# /'
+	measure python3 poison-namespace
+	check "namespace: root's python3.11 still >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code" good
+else
+	kill -KILL "$eve" 2>/dev/null
+	ok "namespace: no user namespaces for eve here # SKIP"
+fi
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
 rmmod codectl

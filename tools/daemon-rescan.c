@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * codectl daemon, every process's mappings: at start, and whenever the
+ * module says records were lost, every running process's executable
+ * file mappings are handled as if queued (after a restart, a crash or a
+ * module reload nothing in use stays uncovered).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "daemon.h"
+
+/*
+ * Every executable file mapping of every process, as if queued: what a
+ * restart, a crash or a full queue may have missed.
+ */
+void rescan(void)
+{
+	struct codectl_demand r;
+	struct dirent *e;
+	char p[320], line[4600];
+	DIR *proc = opendir("/proc");
+	double t0 = now_ms();
+	unsigned long before = d.imported;
+
+	if (!proc)
+		return;
+	d.rescans++;
+	while (!stop && (e = readdir(proc))) {
+		unsigned long long lo, hi, off, ino;
+		unsigned int maj, min;
+		char perms[8];
+		FILE *f;
+		int n;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/maps", e->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *path;
+			struct stat st;
+
+			n = 0;
+			if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n",
+				   &lo, &hi, perms, &off, &maj, &min, &ino,
+				   &n) < 7 || perms[2] != 'x' || !ino || !n)
+				continue;
+			path = line + n;
+			path[strcspn(path, "\n")] = 0;
+			memset(&r, 0, sizeof(r));
+			r.pid = atoi(e->d_name);
+			r.vm_start = lo;
+			r.vm_end = hi;
+			r.vm_pgoff = off;
+			if (path[0] == '/' && strlen(path) < sizeof(r.path) &&
+			    !strstr(path, " (deleted)"))
+				strcpy(r.path, path);
+			/* The identity is the file's as it is now. */
+			snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx",
+				 r.pid, lo, hi);
+			if (stat(p, &st) || !S_ISREG(st.st_mode))
+				continue;
+			r.dev = st.st_dev;
+			r.ino = st.st_ino;
+			r.size = st.st_size;
+			r.mtime_sec = st.st_mtim.tv_sec;
+			r.mtime_nsec = st.st_mtim.tv_nsec;
+			handle(&r, 0);
+		}
+		fclose(f);
+	}
+	closedir(proc);
+	say("looked at every process's mappings: %lu imported, %.0f ms",
+	    d.imported - before, now_ms() - t0);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * codectl daemon's internals, shared by its files: daemon.c (the queue
+ * reader and main loop), daemon-cache.c (the cache), daemon-synth.c
+ * (synthesis in a child), daemon-rescan.c (every process's mappings) and
+ * daemon-prime.c (--prime).
+ */
+#ifndef CODECTL_TOOLS_DAEMON_H
+#define CODECTL_TOOLS_DAEMON_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <linux/codectl.h>
+
+#define CACHE_DIR	"/var/cache/codectl"
+#define STATE_FILE	"/run/codectl/daemon"
+#define CACHE_MAX	(256ULL << 20)
+#define MAINT_SECONDS	600
+#define SYNTH_SECONDS	120		/* a child's time limit */
+#define SYNTH_AS	(2ULL << 30)	/* and its address space */
+#define SEEN_MAX	65536		/* files remembered per run */
+#define ENTRY_MAX	(64ULL << 20)	/* a section's size, at most */
+#define NOBODY		65534		/* the synthesis child's uid, gid */
+#define FAILED_KEPT	8		/* for codectl status */
+
+/* Cache entries: header, then the section.  Little-endian, x86-64 only. */
+#define ENTRY_MAGIC	"CODECTL-SFRAME-2"
+#define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
+#define ENTRY_NO_CFI	1		/* nothing to synthesise from */
+#define DIGEST_LEN	32		/* SHA-256 */
+
+/*
+ * An entry is named by @file_sha256, which it also holds: a hit needs
+ * the whole digest to match the file the daemon opened.
+ */
+struct entry_hdr {
+	char magic[16];
+	uint32_t kind;
+	uint32_t __pad;
+	uint64_t file_size;	/* the object's */
+	uint64_t vaddr;
+	uint64_t size;		/* of the section */
+	unsigned char file_sha256[DIGEST_LEN];	/* the object's content */
+	unsigned char sum[DIGEST_LEN];		/* SHA-256 of the section */
+};
+
+/*
+ * A file: as the module keys it (device, inode, size, mtime), and its
+ * ctime, which no user can set: what the daemon remembers it handled.
+ */
+struct ident {
+	uint64_t dev, ino;
+	int64_t size, mtime_sec, ctime_sec;
+	uint32_t mtime_nsec, ctime_nsec;
+};
+
+enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_GONE };
+
+/* The daemon's state, one per process. */
+struct daemon {
+	const char *cache, *state;
+	uint64_t cache_max;
+	int fd;				/* /dev/codectl, attached */
+	struct ident *seen;		/* handled this run */
+	unsigned int nseen;
+	unsigned long queued, imported, cached, synthesised, no_cfi, own,
+		      failed, gone, rescans, lost;
+	double synth_ms;
+	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
+	unsigned int nfailed;
+	time_t started;
+};
+
+extern struct daemon d;
+extern volatile sig_atomic_t stop;
+extern int quiet;		/* --prime: no line per object */
+
+/* daemon.c */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ident_of_stat(const struct stat *st, struct ident *id);
+int seen_has(const struct ident *id);
+void seen_add(const struct ident *id);
+void handle(const struct codectl_demand *r, int queued);
+
+/* daemon-cache.c */
+int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
+void sha256_mem(const void *p, size_t n, unsigned char *md);
+void entry_path(const unsigned char *md, char *buf, size_t len);
+int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
+	       struct entry_hdr *hdr, void **sec);
+int entry_write(const char *path, const struct entry_hdr *hdr,
+		const void *sec);
+void cache_clean(void);
+void cache_trim(void);
+int hash_files(int argc, char **argv);
+
+/* daemon-synth.c */
+int synth_entry(int fd, const unsigned char *md, const char *path,
+		uint64_t file_size, const char *name);
+
+/* daemon-rescan.c */
+void rescan(void);
+
+/* daemon-prime.c */
+int prime(int argc, char **argv);
+
+#endif
