@@ -60,6 +60,11 @@
 #                         faster implementation-defined algorithm)
 #   CODECTL_VM_PVH=0      boot the bzImage instead of the extracted vmlinux
 #   CODECTL_VM_QEMU_ARGS  extra QEMU arguments (split at spaces)
+#   CODECTL_VM_SLOTS=N    at most N guests at once on this machine, whoever
+#                         starts them (several work trees, check.sh's lanes):
+#                         a guest waits for a free slot before it boots
+#                         (locks in /tmp/codectl-vm-slots); its timeout
+#                         counts from then
 set -euo pipefail
 
 # Kernel log lines that fail the run (fixed strings, case-sensitive).  Only
@@ -322,6 +327,18 @@ qemu+=(-nographic -no-reboot -nic none
        -kernel "$kernel" -initrd "$initrd" -append "$append"
        "${qemu_extra[@]}")
 
+if [ -n "${CODECTL_VM_SLOTS:-}" ]; then
+	[[ $CODECTL_VM_SLOTS =~ ^[1-9][0-9]*$ ]] || die "CODECTL_VM_SLOTS wants a number, got '$CODECTL_VM_SLOTS'"
+	mkdir -p /tmp/codectl-vm-slots
+	while :; do
+		for ((slot = 0; slot < CODECTL_VM_SLOTS; slot++)); do
+			exec 9>"/tmp/codectl-vm-slots/$slot.lock"
+			! flock -n 9 || break 2
+		done
+		exec 9>&-
+		sleep 1
+	done
+fi
 start=$EPOCHREALTIME
 set +e
 # Serial output goes to stdout, the console file and LOGFILE (CRs stripped).
