@@ -12,6 +12,10 @@
 #   scripts/stage-node.sh DIR      prints DIR/usr/bin/node
 set -euo pipefail
 dir=$1
+# One stager at a time (check.sh runs side by side in several trees).
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9
 # bookworm's newest (its security suite's, or its own): whatever is
 # newest there today, for an older one leaves the archive.
 ver=$(apt-cache madison nodejs | awk '$6 ~ /^bookworm(-security|-updates)?\// { print $3; exit }')

@@ -11,6 +11,10 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 stdlib=$1
+# One stager at a time (check.sh runs side by side in several trees).
+mkdir -p "$(dirname "$stdlib")"
+exec 9>"$stdlib.lock"
+flock 9
 mkdir -p "$stdlib/lib-dynload"
 /usr/bin/python3.11 -I -c '
 import os, sys, runpy
