@@ -22,6 +22,7 @@ struct irq_work;
 struct pt_regs;
 struct inode;
 struct codectl_shared_flat;
+struct dentry;
 struct seq_file;
 struct poll_table_struct;
 struct sframe_flat;
@@ -210,8 +211,10 @@ struct codectl_counter {
 	atomic_long_t *val;
 };
 
+/* stats.c */
 void codectl_show_counters(struct seq_file *m,
 			   const struct codectl_counter *rows, unsigned int n);
+void codectl_stats_debugfs(struct dentry *dir);
 
 /* Module parameters (main.c). */
 extern unsigned int codectl_max_registrations;
@@ -614,7 +617,7 @@ struct codectl_unwind_counters {
 extern struct codectl_unwind_counters codectl_unwind_counters;
 extern unsigned int codectl_max_frames;
 
-/* ioctl.c */
+/* copyout.c */
 int codectl_copy_out(void __user *udst, size_t usize, const void *src,
 		     size_t ksize);
 

@@ -33,27 +33,6 @@ static int codectl_copy_info(void *dst, size_t ksize, size_t ver0,
 				     args->info_size);
 }
 
-/**
- * codectl_copy_out() - write a struct back to a caller of another size
- * @udst:	the caller's struct
- * @usize:	its size as the caller knows it
- * @src:	ours
- * @ksize:	its size
- *
- * Writes min(@usize, @ksize) bytes, then zeroes the rest of the caller's.
- *
- * Return: 0 or -EFAULT.
- */
-int codectl_copy_out(void __user *udst, size_t usize, const void *src,
-		     size_t ksize)
-{
-	if (copy_to_user(udst, src, min(usize, ksize)))
-		return -EFAULT;
-	if (usize > ksize && clear_user(udst + ksize, usize - ksize))
-		return -EFAULT;
-	return 0;
-}
-
 /* Write an answer back: min(caller's size, ours), then zero the rest. */
 static int codectl_copy_answer(const struct codectl_args *args,
 			       const void *src, size_t ksize)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * codectl: the module's entry points, the /dev/codectl misc device and its
- * debugfs counters.  Each module parameter is defined beside the code it
+ * debugfs directory.  Each module parameter is defined beside the code it
  * tunes (registry.c, register.c, deferred.c, discover.c, ...).
  */
 #include <linux/debugfs.h>
@@ -12,8 +12,6 @@
 
 #include "internal.h"
 #include "compat.h"
-
-struct codectl_stats codectl_stats;
 
 static int codectl_release(struct inode *inode, struct file *file)
 {
@@ -39,45 +37,6 @@ static struct miscdevice codectl_misc = {
 	.mode	= 0666,
 };
 
-/**
- * codectl_show_counters() - print counters, one "name value" line each
- * @m:		the seq_file
- * @rows:	the counters
- * @n:		how many
- */
-void codectl_show_counters(struct seq_file *m,
-			   const struct codectl_counter *rows, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		seq_printf(m, "%s %ld\n", rows[i].name,
-			   atomic_long_read(rows[i].val));
-}
-
-static int codectl_stats_show(struct seq_file *m, void *v)
-{
-	static const struct codectl_counter rows[] = {
-		{ "mms", &codectl_stats.mms },
-		{ "registrations", &codectl_stats.registrations },
-		{ "bytes", &codectl_stats.bytes },
-		{ "sets", &codectl_stats.sets },
-		{ "works", &codectl_stats.works },
-		{ "fork_failures", &codectl_stats.fork_failures },
-		{ "unmap_drops", &codectl_stats.unmap_drops },
-		{ "unmap_nomem", &codectl_stats.unmap_nomem },
-		{ "unwind_tasks", &codectl_stats.unwind_tasks },
-		{ "unwind_works", &codectl_stats.unwind_works },
-		{ "negatives", &codectl_stats.negatives },
-		{ "discover_works", &codectl_stats.discover_works },
-		{ "shared_tables", &codectl_stats.shared_tables },
-		{ "shared_bytes", &codectl_stats.shared_bytes },
-	};
-
-	codectl_show_counters(m, rows, ARRAY_SIZE(rows));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(codectl_stats);
 DEFINE_SHOW_ATTRIBUTE(codectl_unwind);
 DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
 DEFINE_SHOW_ATTRIBUTE(codectl_discover);
@@ -105,8 +64,7 @@ static int __init codectl_init(void)
 	if (ret)
 		goto err_fork;
 	codectl_debugfs = debugfs_create_dir("codectl", NULL);
-	debugfs_create_file("stats", 0444, codectl_debugfs, NULL,
-			    &codectl_stats_fops);
+	codectl_stats_debugfs(codectl_debugfs);
 	debugfs_create_file("unwind", 0444, codectl_debugfs, NULL,
 			    &codectl_unwind_fops);
 	debugfs_create_file("discover", 0444, codectl_debugfs, NULL,
