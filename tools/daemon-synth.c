@@ -48,11 +48,28 @@ static int pipe_all(int fd, void *buf, size_t len, int out)
 	return 1;
 }
 
+/*
+ * A child's address space: SYNTH_AS, or half of the machine's memory where
+ * that is less, so that a hostile file cannot make one synthesis take the
+ * whole of a small machine's memory (a 2 GiB guest's OOM killer then
+ * picks anyone).
+ */
+static rlim_t synth_as(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	unsigned long long half;
+
+	if (pages <= 0 || page <= 0)
+		return SYNTH_AS;
+	half = (unsigned long long)pages * (unsigned long long)page / 2;
+	return half < SYNTH_AS ? half : SYNTH_AS;
+}
+
 /* The synthesis child: never returns. */
 static void synth_child(int fd, int out, uint64_t file_size)
 {
-	struct rlimit as = { SYNTH_AS, SYNTH_AS }, cpu = { SYNTH_SECONDS,
-							   SYNTH_SECONDS };
+	struct rlimit as = { synth_as(), synth_as() },
+		      cpu = { SYNTH_SECONDS, SYNTH_SECONDS };
 	struct entry_hdr hdr;
 	uint64_t vaddr;
 	size_t size;

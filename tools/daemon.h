@@ -20,7 +20,7 @@
 #define CACHE_MAX	(256ULL << 20)
 #define MAINT_SECONDS	600
 #define SYNTH_SECONDS	120		/* a child's time limit */
-#define SYNTH_AS	(2ULL << 30)	/* and its address space */
+#define SYNTH_AS	(2ULL << 30)	/* and its address space, at most half of RAM */
 #define SEEN_MAX	65536		/* files remembered per run */
 #define ENTRY_MAX	(64ULL << 20)	/* a section's size, at most */
 #define NOBODY		65534		/* the synthesis child's uid, gid */
