@@ -405,9 +405,9 @@ wait_stages() {
 	bg=()
 }
 
-# The stages of the kernels named: the guest suite and the tracer tests
-# (stages_a), the on-demand and runtime tests, the fixtures' verdicts and
-# DKMS (stages_b).
+# The stages of the kernels named: the guest suite, the tracer and the
+# runtime tests (stages_a), the on-demand tests, the fixtures' verdicts
+# and DKMS (stages_b).
 stages_a() {
 	local s
 	for s in "$@"; do
@@ -418,6 +418,7 @@ stages_a() {
 		fi
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
+		run_stage "runtimes-$s" runtimes_stage "$s"
 	done
 }
 
@@ -426,10 +427,26 @@ stages_b() {
 	for s in "$@"; do
 		[[ $s != *-arm64 ]] || continue
 		run_stage "ondemand-$s" ondemand_stage "$s"
-		run_stage "runtimes-$s" runtimes_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 	done
+}
+
+lane_b() {
+	stages_b "$@"
+	packages_stage "$@"
+}
+
+# The .debs built, installed with apt, upgraded and purged, for the
+# kernels the package test has roots for (scripts/pkg-test.sh).
+packages_stage() {
+	local s pkg_series=()
+	[ $vm_only -eq 0 ] && [ $debug -eq 0 ] || return 0
+	for s in "$@"; do
+		case $s in 6.1 | 7.2) pkg_series+=("$s") ;; esac
+	done
+	[ ${#pkg_series[@]} -eq 0 ] ||
+		run_stage packages "$top/scripts/pkg-test.sh" "${pkg_series[@]}"
 }
 
 for s in "$@"; do
@@ -447,8 +464,8 @@ for s in "$@"; do
 done
 # The guest stages in two lanes side by side (CODECTL_LANES=2, the
 # default on a machine with two cores or more: a guest is one TCG
-# thread): stages_a in one, stages_b in the other, which take about as
-# long.  CODECTL_LANES=1: each kernel's stages one after the other.  The
+# thread): stages_a in one, stages_b and the packages in the other, which
+# take about as long.  CODECTL_LANES=1: each kernel's stages one after the other.  The
 # builds and what the lanes share are made first.
 lanes=${CODECTL_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
@@ -460,7 +477,7 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 	"$top/scripts/stage-node.sh" "$cache/nodejs" >/dev/null
 	"$top/scripts/stage-java.sh" "$cache/java" >/dev/null
 	run_bg lane-a stages_a "$@"
-	run_bg lane-b stages_b "$@"
+	run_bg lane-b lane_b "$@"
 	wait_stages
 elif [ $debug -eq 0 ]; then
 	for s in "$@"; do
@@ -468,18 +485,9 @@ elif [ $debug -eq 0 ]; then
 		stages_a "$s"
 		stages_b "$s"
 	done
+	packages_stage "$@"
 fi
 
-# The .debs built, installed with apt, upgraded and purged, for the
-# kernels the package test has roots for (scripts/pkg-test.sh).
-if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
-	pkg_series=()
-	for s in "$@"; do
-		case $s in 6.1 | 7.2) pkg_series+=("$s") ;; esac
-	done
-	[ ${#pkg_series[@]} -eq 0 ] ||
-		run_stage packages "$top/scripts/pkg-test.sh" "${pkg_series[@]}"
-fi
 
 # The summary, also kept as $logs/summary.log: scripts/test-times.sh makes
 # docs/testing.md's table of stage times from its "time STAGE SECONDS"
