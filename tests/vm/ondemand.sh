@@ -248,6 +248,17 @@ wait_log() {
 	done
 }
 
+# wait_verdict FILE: until the daemon has said what it did with FILE
+# (imported, no CFI, cannot), at most 60 s.
+wait_verdict() {
+	i=0
+	while ! grep -Eq "$1 has no CFI|imported $1|cannot .* $1" "$log" &&
+	      [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
 imports() { awk '$1 == "imports" { print $2 }' /sys/kernel/debug/codectl/imports; }
 demand() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/codectl/demand; }
 
@@ -540,23 +551,13 @@ for attack in nocfi wrongcfi; do
 		sleep 0.1
 	done
 	perf record -q -e cpu-clock:u -F 499 -g -p "$eve" -o "$tmp/eve.data" -- sleep 2 >/dev/null 2>&1
-	i=0
-	while ! grep -Eq "$tmp/eve/python3.11 has no CFI|imported $tmp/eve/python3.11|cannot .* $tmp/eve/python3.11" "$log" &&
-	      [ $i -lt 600 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	wait_verdict "$tmp/eve/python3.11"
 	check "poisoning ($attack): the daemon met the look-alike first" \
 		"$(grep "$tmp/eve" "$log" | tail -n 2)" grep -q "synthesis.* $tmp/eve/python3.11" "$log"
 	kill -KILL "$eve" 2>/dev/null
 	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
 	measure python3 "poison-$attack-first"
-	i=0
-	while ! grep -Eq "/usr/bin/python3.11 has no CFI|imported /usr/bin/python3.11|cannot .* /usr/bin/python3.11" "$log" &&
-	      [ $i -lt 600 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	wait_verdict "/usr/bin/python3.11"
 	grep python3.11 "$log" | sed 's/^/# /'
 	measure python3 "poison-$attack"
 	check "poisoning ($attack): root's python3.11 >= 99% complete, no frame not code" \
