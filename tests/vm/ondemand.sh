@@ -218,16 +218,10 @@ measure() {
 
 # ---- the daemon -------------------------------------------------------------
 
-start_daemon() {
-	codectl daemon >>"$log" 2>&1 &
-	daemon_pid=$!
-	# Attached when its first look at the processes is done.
-	i=0
-	while ! grep -q "looked at every process" "$log" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || { sed 's/^/# /' "$log"; return 1; }
-		sleep 0.1
-	done
+# daemon_start: start_daemon (tap.sh) with the log of this test, and the
+# mark the figures' times count from.
+daemon_start() {
+	start_daemon "$log" || return 1
 	: >"$tmp/mark"
 }
 
@@ -268,7 +262,7 @@ insmod "$ko" || { echo "Bail out! insmod"; exit 1; }
 echo "# kernel $(uname -r)"
 
 rm -rf "$cache"
-start_daemon || not_ok "daemon started" "no 'looked at every process' in $log"
+daemon_start || not_ok "daemon started" "no 'looked at every process' in $log"
 check "codectl status: all well with the daemon running" "$(codectl status)" \
 	codectl status
 check "codectl status: the daemon's counts (what it imported at start)" \
@@ -323,7 +317,7 @@ done
 codectl import --clear
 rm -rf "$cache"
 : >"$log"
-start_daemon
+daemon_start
 start python3
 py=$!
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill1.data" -- sleep 2 >/dev/null 2>&1 &
@@ -350,7 +344,7 @@ daemon_pid=
 wait $perfpid 2>/dev/null
 check "killed mid-synthesis: a child caught at work (${what:-?})" \
 	"its state was '${state:-gone}'" [ "$state" = T ]
-start_daemon
+daemon_start
 wait_log "imported /usr/bin/python3.11" 60
 check "killed mid-synthesis: no temporary file left" "$(ls -a "$cache")" \
 	[ -z "$(ls -a "$cache" | grep '^\.tmp')" ]
@@ -369,7 +363,7 @@ size=$(stat -c %s "$entry")
 printf 'XXXXXXXXXXXXXXXX' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 codectl import --clear
 : >"$log"
-start_daemon
+daemon_start
 measure python3 damaged
 measure python3 damaged2
 check "damaged entry: removed" "$(tail -n 5 "$log")" grep -q "is damaged: removed" "$log"
@@ -500,7 +494,7 @@ codectl import "$tmp/bin/gone" >/dev/null
 rm "$tmp/bin/gone"
 n0=$(imports)
 : >"$log"
-start_daemon
+daemon_start
 check "prune: the import of a removed file dropped" \
 	"$(grep dropped "$log"), imports $n0 -> $(imports)" \
 	eval 'grep -q "dropped 1 imports of files that no longer exist" "$log" && [ "$(imports)" -eq $((n0 - 1)) ]'
@@ -511,7 +505,7 @@ stop_daemon
 rmmod codectl || not_ok "rmmod" "in use?"
 insmod "$ko"
 : >"$log"
-start_daemon
+daemon_start
 measure python3 reloaded
 check "reloaded: python3.11 imported from the cache, not synthesised" \
 	"$(grep python3.11 "$log" | head -n 3)" \
@@ -540,7 +534,7 @@ for attack in nocfi wrongcfi; do
 	codectl import --clear
 	rm -rf "$cache"
 	: >"$log"
-	start_daemon
+	daemon_start
 	su eve -c "'$here/ondemand/lookalike' $attack /usr/bin/python3.11 '$tmp/eve/python3.11'" >/dev/null
 	# su and the shell exec: $! becomes the look-alike.
 	su eve -c "exec '$tmp/eve/python3.11' -I '$pyload' $((secs + 30))" >/dev/null 2>&1 &

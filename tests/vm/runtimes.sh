@@ -163,17 +163,6 @@ measure() {
 	    "with_10_jit_frames $(pct "$deep" "$total")% with_own_frame $own frames $frames not_code $notcode"
 }
 
-start_daemon() {
-	codectl daemon >>"$tmp/daemon.log" 2>&1 &
-	daemon_pid=$!
-	i=0
-	while ! grep -q "looked at every process" "$tmp/daemon.log" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || { sed 's/^/# /' "$tmp/daemon.log"; return 1; }
-		sleep 0.1
-	done
-}
-
 java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
 jclasses=/usr/lib/jvm/java-17-openjdk-amd64/classes
 echo "# kernel $(uname -r), node $(node --version)," \
@@ -242,7 +231,7 @@ check "codectl status PID: node's objects without rules are named, marked !" \
 
 # ---- the module and the daemon ----------------------------------------------------
 
-start_daemon || not_ok "daemon started" "no 'looked at every process'"
+start_daemon "$tmp/daemon.log" || not_ok "daemon started" "no 'looked at every process'"
 for rt in $runtimes; do
 	measure $rt cold
 	measure_checked $rt daemon

@@ -33,3 +33,17 @@ harm_counts() {
 	awk '$2 == "harm" { c += $4; s += $6 } END { print c + 0, s + 0 }' \
 		/sys/kernel/debug/codectl/hooks
 }
+
+# start_daemon LOG: `codectl daemon` in the background, its output
+# appended to LOG, its pid in daemon_pid; returns once its first look at
+# the processes is done, or 1 after 60 s (LOG then printed as comments).
+start_daemon() {
+	codectl daemon >>"$1" 2>&1 &
+	daemon_pid=$!
+	i=0
+	while ! grep -q "looked at every process" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { sed 's/^/# /' "$1"; return 1; }
+		sleep 0.1
+	done
+}
