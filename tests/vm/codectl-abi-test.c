@@ -110,7 +110,9 @@ static const struct test_case tests[] = {
 	T(register_munmap_race, "REGISTER racing with munmap: refused or dropped, never stale"),
 	T(unregister_after_drop_enoent, "after a drop: ENOENT, charges and counters back"),
 	T(deferred_request, "UNWIND_REQUEST: cookie, tid, frames 0 and 1 of the record"),
+#if defined(__aarch64__)	/* x86-64: tests/vm/unwind's signal tests */
 	T(unwind_signal_leaf, "arm64: UNWIND in a handler, through the trampoline to the interrupted leaf and x30"),
+#endif
 	T(deferred_cookies, "UNWIND_REQUEST: one cookie per ioctl, records in order"),
 	T(deferred_read, "read/poll: EAGAIN, POLLIN, EINVAL short buffer, per-fd queues"),
 	T(deferred_blocking_read, "read sleeps until a record arrives"),
