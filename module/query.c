@@ -198,6 +198,8 @@ static u32 codectl_query_table(const struct codectl_reg *reg)
 		return CODECTL_TABLE_FLAT;
 	if (!reg->sframe_start)
 		return CODECTL_TABLE_NONE;
+	if (reg->sframe_sec && reg->sframe_sec->mem)
+		return CODECTL_TABLE_KERNEL;
 	if (reg->sframe_sec && reg->sframe_sec->index)
 		return CODECTL_TABLE_USER_INDEX;
 	return CODECTL_TABLE_USER;

@@ -86,7 +86,7 @@ void codectl_reg_put(struct codectl_reg *reg)
 
 /**
  * codectl_reg_drop_sframe_tables() - free a registration's SFrame lookup
- *	data (flat table, or set-up section and FDE index)
+ *	data (flat table, or set-up section, its kernel copy, FDE index)
  * @reg:	a registration not yet inserted (or being freed)
  *
  * The unwinder then sets the section up at each walk and decodes it in
@@ -109,6 +109,7 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 		kfree(flat);
 	}
 	if (reg->sframe_sec) {
+		kvfree(reg->sframe_sec->mem);	/* a kernel copy, or NULL */
 		kvfree(reg->sframe_sec->index);
 		kfree(reg->sframe_sec);
 	}
