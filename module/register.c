@@ -246,7 +246,7 @@ static u64 codectl_flat_bytes(u64 n)
 unsigned long codectl_sframe_flat_max = 4UL << 20;
 module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
 MODULE_PARM_DESC(sframe_flat_max,
-		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
+		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded at each unwind: in user memory, or synthesised ones (imports) in the kernel's copy");
 
 /*
  * Build the flat lookup table of a checked copy of a section into @reg,
@@ -429,10 +429,14 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 	if (synth &&
 	    codectl_sframe_kernel_bytes(size) > READ_ONCE(codectl_max_bytes))
 		return -EFBIG;
-	/* The same bytes of the same file are checked and flattened once. */
-	if (share && ksframe && size <= flat_max) {
+	/*
+	 * The same bytes of the same file are checked and flattened (or
+	 * copied, for a synthesised section over sframe_flat_max) once.
+	 */
+	if (share && ksframe && (size <= flat_max || synth)) {
 		if (share->size != size)
 			codectl_share_key_content(share, ksframe, size);
+		share->kernel = size > flat_max;
 		if (codectl_share_attach(reg, share))
 			return 0;
 	} else {
@@ -493,6 +497,8 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 			err = copy ? codectl_sframe_in_place(reg, copy, room) :
 				     -ENOMEM;
 			copy = NULL;
+			if (!err && share)
+				codectl_share_publish(reg, share);
 		}
 	}
 	kvfree(copy);

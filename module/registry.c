@@ -97,8 +97,10 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 	struct sframe_flat *flat = reg->sframe_flat;
 
 	if (reg->shared) {
-		/* Our own header; the arrays are the holder's. */
+		/* Our own headers; the arrays or the copy are the holder's. */
 		kfree(flat);
+		kfree(reg->sframe_sec);
+		reg->sframe_sec = NULL;
 		codectl_share_put(reg->shared);
 		reg->shared = NULL;
 	} else if (flat) {
