@@ -45,6 +45,9 @@
 #   make bench-memory     bytes of SFrame (own or synthesised), of the flat
 #                         table the module builds, and of .eh_frame +
 #                         .eh_frame_hdr, for libc, python3.11, libstdc++
+#   make bench-large      an object whose synthesised section is larger than
+#                         sframe_flat_max (libLLVM-14): lookups/s decoded
+#                         in place vs its flat table, and their bytes
 #   make bench-synth      SFrame synthesised from .eh_frame for Debian's libc,
 #                         libstdc++, ld.so (SYNTH_OBJS=...): coverage, size,
 #                         time (codectl synth -n 9; a benchmark)
@@ -77,7 +80,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm check-debug \
-	toolchain-7.2 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-synth \
+	toolchain-7.2 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -155,6 +158,9 @@ soak-fuzz:
 
 bench-memory: lib
 	$(MAKE) -C tests/sframe/bench memory
+
+bench-large: lib tools
+	$(MAKE) -C tests/sframe/bench large
 
 SYNTH_OBJS ?= $(foreach l,libc.so.6 libstdc++.so.6 ld-linux-x86-64.so.2,\
 		$(realpath /lib/x86_64-linux-gnu/$(l)))

@@ -30,8 +30,9 @@ static int register_synth(const struct codectl_elf_info *ei, const void *sec,
 /*
  * Register one executable segment.  A kernel that does not know
  * synthesised sections (E2BIG: the tail is beyond its struct; EINVAL),
- * or that refuses the section (ENOEXEC) or finds it too large for a flat
- * table (EFBIG), gets the segment without SFrame, as
+ * or that refuses the section (ENOEXEC) or finds it too large (EFBIG:
+ * larger than max_bytes; before ABI 5, too large for a flat table), gets
+ * the segment without SFrame, as
  * codectl_register_object() does with an SFrame header it refuses.
  */
 static int register_segment(struct codectl_elf_info *ei, const void *sec,

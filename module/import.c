@@ -366,8 +366,8 @@ static int codectl_import_args_ok(const struct codectl_import_info *info)
 	    check_add_overflow(info->sframe_vaddr, info->sframe_size, &end) ||
 	    end > TASK_SIZE_MAX)
 		return -EINVAL;
-	if (info->sframe_size > READ_ONCE(codectl_sframe_flat_max))
-		return -EFBIG;
+	if (info->sframe_size > READ_ONCE(codectl_import_max_bytes))
+		return -EFBIG;	/* could never be held */
 	return 0;
 }
 

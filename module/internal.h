@@ -395,7 +395,7 @@ struct codectl_file_elf {
 };
 
 /**
- * struct codectl_share_key - what a shared flat table was built from
+ * struct codectl_share_key - what a shared table was built from
  * @id:		the file
  * @build_id_len: bytes of @build_id
  * @__pad:	0
@@ -406,7 +406,9 @@ struct codectl_file_elf {
  * @content:	hash of the section's bytes as read (codectl_share_content();
  *		registration hashes the section unless @size
  *		is already its size: an import's was hashed once)
- * @__pad2:	0
+ * @kernel:	1 for a kernel copy of a synthesised section larger than
+ *		sframe_flat_max (register.c), 0 for a flat table: the two
+ *		never stand for each other
  * @build_id:	the build id
  *
  * Compared with memcmp(): zero it before filling it.
@@ -420,7 +422,7 @@ struct codectl_share_key {
 	s64 text_off;
 	u64 text_len;
 	u32 content;
-	u32 __pad2;
+	u32 kernel;
 	u8 build_id[CODECTL_BUILD_ID_MAX];
 };
 

@@ -192,6 +192,8 @@ static int codectl_answer_string(const char *s, u64 ubuf, u32 *ulen)
 /* codectl_query_info.sframe_table of a registration. */
 static u32 codectl_query_table(const struct codectl_reg *reg)
 {
+	if (reg->sframe_sec && reg->sframe_sec->mem)
+		return CODECTL_TABLE_KERNEL;	/* shared or not */
 	if (reg->shared)
 		return CODECTL_TABLE_FLAT_SHARED;
 	if (reg->sframe_flat)

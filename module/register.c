@@ -246,7 +246,7 @@ static u64 codectl_flat_bytes(u64 n)
 unsigned long codectl_sframe_flat_max = 4UL << 20;
 module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
 MODULE_PARM_DESC(sframe_flat_max,
-		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded in user memory at each unwind");
+		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded at each unwind: in user memory, or synthesised ones (imports) in the kernel's copy");
 
 /*
  * Build the flat lookup table of a checked copy of a section into @reg,
@@ -335,46 +335,59 @@ static u64 codectl_mm_room(void)
 #define CODECTL_INDEX_MAX_WORDS	(4U << 20)
 
 /*
- * Set up a section without a flat table for decoding in user memory: its
- * header, once, and an FDE index if one fits, so that a lookup reads one
- * bucket of FDEs instead of binary-searching them all.  Without memory
- * the unwinder sets it up at each walk.
+ * Set up a section without a flat table for decoding where it is: in user
+ * memory (@mem NULL), or in @mem, a kernel copy the registration now owns
+ * (freed with its tables, counted in its sframe_mem).  Its header, once,
+ * and an FDE index if one fits, so that a lookup reads one bucket of FDEs
+ * instead of binary-searching them all.  Without memory for the set-up
+ * the unwinder sets a section in user memory up at each walk.
+ * Return: 0, or -ENOMEM when a kernel copy cannot be set up (it is freed).
  */
-static void codectl_sframe_in_place(struct codectl_reg *reg, u64 room)
+static int codectl_sframe_in_place(struct codectl_reg *reg, u8 *mem, u64 room)
 {
+	u64 size = reg->sframe_end - reg->sframe_start;
 	struct sframe_sec *sec;
 	u32 words, *index;
 	u8 shift;
 
 	sec = kmalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
-	if (!sec)
-		return;
-	if (sframe_init(sec, reg->sframe_start,
-			reg->sframe_end - reg->sframe_start, NULL,
-			codectl_sframe_read, sec)) {
+	if (!sec || sframe_init(sec, reg->sframe_start, size, mem,
+				mem ? NULL : codectl_sframe_read, sec)) {
 		kfree(sec);
-		return;
+		kvfree(mem);
+		return mem ? -ENOMEM : 0;
 	}
 	sec->text_start = reg->text_start;
 	sec->text_end = reg->text_end;
 	sec->max_fres = CODECTL_SFRAME_MAX_FRES;
 	reg->sframe_sec = sec;
-	reg->sframe_mem = sizeof(*sec);
+	reg->sframe_mem = sizeof(*sec) + (mem ? size : 0);
+	room = room > reg->sframe_mem ? room - reg->sframe_mem : 0;
 	words = sframe_index_words(sec, &shift);
 	if (!words || words > CODECTL_INDEX_MAX_WORDS ||
 	    (u64)words * sizeof(*index) > room)
-		return;
+		return 0;
 	index = kvmalloc_array(words, sizeof(*index), GFP_KERNEL_ACCOUNT);
 	if (!index)
-		return;
+		return 0;
 	sec->resched = codectl_sframe_resched;
 	if (sframe_index_build(sec, index, words, shift)) {
 		sec->resched = NULL;
 		kvfree(index);
-		return;
+		return 0;
 	}
 	sec->resched = NULL;
 	reg->sframe_mem += words * sizeof(*index);
+	return 0;
+}
+
+/*
+ * Bytes a synthesised section decoded in kernel memory holds at least: its
+ * copy and set-up, without the optional FDE index.
+ */
+static u64 codectl_sframe_kernel_bytes(u64 size)
+{
+	return size + sizeof(struct sframe_sec);
 }
 
 bool codectl_validate_sframe = true;
@@ -390,10 +403,16 @@ MODULE_PARM_DESC(validate_sframe,
  * copied, and turned into the registration's flat lookup table; a larger
  * or partly unreadable one is checked, and later decoded, in user memory.
  * A synthesised section (CODECTL_ORIGIN_SYNTH) lives in a buffer the
- * caller frees after the call: it must get its flat table.
+ * caller frees after the call (or an import's, which may go): when it
+ * gets no flat table (larger than sframe_flat_max, too many rules, an
+ * expansion past the bound, a table over what is left of max_bytes) the
+ * registration keeps a kernel copy of it, decoded there at each unwind
+ * as in user memory, with the same bounds, and nothing read from user
+ * memory.
  * Return: 0, -EFAULT when the section cannot be read, -ENOEXEC when it is
- * refused, -EFBIG when a synthesised section gets no flat table (larger
- * than sframe_flat_max, too many rules), -ENOMEM.
+ * refused, -EFBIG when a synthesised section is larger than max_bytes
+ * (no address space could hold it), -ENOMEM (no memory, or it does not fit
+ * what is left of max_bytes).
  */
 static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 				struct codectl_share_key *share)
@@ -407,23 +426,32 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 	int err, flat = -E2BIG;
 	u8 *copy = NULL;
 
-	if (synth && size > flat_max)
+	if (synth &&
+	    codectl_sframe_kernel_bytes(size) > READ_ONCE(codectl_max_bytes))
 		return -EFBIG;
-	/* The same bytes of the same file are checked and flattened once. */
-	if (share && ksframe && size <= flat_max) {
+	/*
+	 * The same bytes of the same file are checked and flattened (or
+	 * copied, for a synthesised section over sframe_flat_max) once.
+	 */
+	if (share && ksframe && (size <= flat_max || synth)) {
 		if (share->size != size)
 			codectl_share_key_content(share, ksframe, size);
+		share->kernel = size > flat_max;
 		if (codectl_share_attach(reg, share))
 			return 0;
 	} else {
 		share = NULL;
 	}
-	if (!mem && size <= flat_max) {
+	/* A synthesised section decoded in kernel memory needs a copy. */
+	if ((!mem && size <= flat_max) || (synth && size > flat_max)) {
 		copy = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 		if (!copy)
 			return -ENOMEM;
-		if (copy_from_user(copy, u64_to_user_ptr(reg->sframe_start),
-				   size)) {
+		if (mem) {
+			memcpy(copy, mem, size);
+		} else if (copy_from_user(copy,
+					  u64_to_user_ptr(reg->sframe_start),
+					  size)) {
 			kvfree(copy);
 			copy = NULL;
 			if (synth)
@@ -440,12 +468,11 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 		if (!err)
 			codectl_sframe_summarize(reg, &sec);
 		/* No table (too many rules, no memory): decode in place. */
-		if (!err)
+		if (!err && size <= flat_max)
 			flat = codectl_sframe_flatten(reg, &sec,
 						      codectl_mm_room());
 		if (!flat && share)
 			codectl_share_publish(reg, share);
-		kvfree(copy);
 	} else {
 		err = codectl_sframe_check_user(reg->sframe_start,
 						reg->sframe_end, reg->text_start,
@@ -454,10 +481,29 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
 			codectl_sframe_summarize_mem(reg, NULL);
 	}
 	if (!err && !reg->sframe_flat) {
-		if (synth)
-			return flat == -ENOMEM ? -ENOMEM : -EFBIG;
-		codectl_sframe_in_place(reg, codectl_mm_room());
+		u64 room = codectl_mm_room();
+
+		if (!synth) {
+			codectl_sframe_in_place(reg, NULL, room);
+		} else if (codectl_sframe_kernel_bytes(size) > room) {
+			err = -ENOMEM;
+		} else {
+			/* The copy is the registration's from here on. */
+			if (!copy) {
+				copy = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+				if (copy)
+					memcpy(copy, mem, size);
+			}
+			err = copy ? codectl_sframe_in_place(reg, copy, room) :
+				     -ENOMEM;
+			copy = NULL;
+			if (!err && share)
+				codectl_share_publish(reg, share);
+		}
 	}
+	kvfree(copy);
+	if (err == -ENOMEM)
+		return err;
 	if (err == SFRAME_E_READ)
 		return -EFAULT;
 	if (err) {
@@ -477,33 +523,26 @@ static int codectl_sframe_admit(struct codectl_reg *reg, const u8 *ksframe,
  * @text_start:	its functions must lie in [@text_start, @text_end)
  * @text_end:	see @text_start
  *
- * The full checks of registration, and a trial flat table (built and
- * freed): what a synthesised section imported for later registrations
- * (import.c) must pass.
+ * The full checks of registration: what a synthesised section imported
+ * for later registrations (import.c) must pass.  Registrations give it a
+ * flat table or decode it in kernel memory (codectl_sframe_admit()):
+ * either way it must fit max_bytes.
  *
- * Return: 0, -ENOEXEC (refused), -EFBIG (no flat table: too many
- * rules), -ENOMEM.
+ * Return: 0, -ENOEXEC (refused), -EFBIG (larger than max_bytes: no
+ * address space could hold it).
  */
 int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 			      u64 text_start, u64 text_end)
 {
-	struct codectl_reg *reg;
 	struct sframe_sec sec;
 	int err;
 
+	if (codectl_sframe_kernel_bytes(size) > READ_ONCE(codectl_max_bytes))
+		return -EFBIG;
 	err = sframe_init(&sec, addr, size, mem, NULL, NULL);
 	if (!err)
 		err = codectl_sframe_check_sec(&sec, text_start, text_end, true);
-	if (err)
-		return -ENOEXEC;
-	reg = codectl_reg_alloc(CODECTL_KIND_ELF);
-	if (!reg)
-		return -ENOMEM;
-	reg->text_start = text_start;
-	reg->text_end = text_end;
-	err = codectl_sframe_flatten(reg, &sec, READ_ONCE(codectl_max_bytes));
-	codectl_reg_put(reg);
-	return err == -E2BIG ? -EFBIG : err;
+	return err ? -ENOEXEC : 0;
 }
 
 /* Is all of [start, end) mapped from @file's inode?  Under the mmap lock. */

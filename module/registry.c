@@ -86,7 +86,7 @@ void codectl_reg_put(struct codectl_reg *reg)
 
 /**
  * codectl_reg_drop_sframe_tables() - free a registration's SFrame lookup
- *	data (flat table, or set-up section and FDE index)
+ *	data (flat table, or set-up section, its kernel copy, FDE index)
  * @reg:	a registration not yet inserted (or being freed)
  *
  * The unwinder then sets the section up at each walk and decodes it in
@@ -97,8 +97,10 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 	struct sframe_flat *flat = reg->sframe_flat;
 
 	if (reg->shared) {
-		/* Our own header; the arrays are the holder's. */
+		/* Our own headers; the arrays or the copy are the holder's. */
 		kfree(flat);
+		kfree(reg->sframe_sec);
+		reg->sframe_sec = NULL;
 		codectl_share_put(reg->shared);
 		reg->shared = NULL;
 	} else if (flat) {
@@ -109,6 +111,7 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 		kfree(flat);
 	}
 	if (reg->sframe_sec) {
+		kvfree(reg->sframe_sec->mem);	/* a kernel copy, or NULL */
 		kvfree(reg->sframe_sec->index);
 		kfree(reg->sframe_sec);
 	}

@@ -5,7 +5,9 @@
  * every process mapping the file, so its arrays live in a refcounted
  * holder found in a global hash by the file's identity and the section's
  * content; each registration keeps its own struct sframe_flat header and
- * a reference.  Every address space is charged the full size in
+ * a reference.  So does the kernel copy of an imported section without a
+ * flat table (and its FDE index): each registration keeps its own struct
+ * sframe_sec over the holder's bytes.  Every address space is charged the full size in
  * max_bytes; shared_bytes counts what is held.  The key and the charging
  * rules: docs/design.md, "Sharing flat tables".
  */
@@ -27,11 +29,14 @@ MODULE_PARM_DESC(share,
 		 "Share the flat tables of discovered objects across address spaces (default Y)");
 
 /**
- * struct codectl_shared_flat - a flat table's arrays, shared
+ * struct codectl_shared_flat - a flat table's arrays, or a section's
+ *	kernel copy, shared
  * @ref:	one per registration using it
  * @node:	in codectl_share_table
  * @key:	what it was built from
- * @flat:	the arrays (its base is not used)
+ * @flat:	the arrays (its base is not used), or all 0 with @sec
+ * @sec:	or the kernel copy: its bytes, FDE index and set-up (its
+ *		addresses those of the registration that published it)
  * @mem:	bytes the arrays hold
  * @version:	the section's SFrame version,
  * @num_fdes:	FDEs,
@@ -45,6 +50,7 @@ struct codectl_shared_flat {
 	struct hlist_node node;
 	struct codectl_share_key key;
 	struct sframe_flat flat;
+	struct sframe_sec *sec;
 	u64 mem;
 	u32 version;
 	u32 num_fdes;
@@ -97,6 +103,24 @@ static struct sframe_flat *codectl_share_header(const struct sframe_flat *f,
 	return h;
 }
 
+/*
+ * A registration's own set-up of a shared kernel copy @t, for its own
+ * addresses: the text lies at the same offset from the section (the key).
+ */
+static struct sframe_sec *codectl_share_sec(const struct sframe_sec *t,
+					    const struct codectl_reg *reg)
+{
+	struct sframe_sec *s = kmemdup(t, sizeof(*t), GFP_KERNEL_ACCOUNT);
+
+	if (!s)
+		return NULL;
+	s->index_base += reg->sframe_start - t->addr;
+	s->addr = reg->sframe_start;
+	s->text_start = reg->text_start;
+	s->text_end = reg->text_end;
+	return s;
+}
+
 /**
  * codectl_share_attach() - give a registration a shared table if one fits
  * @reg:	a discovered registration being built, without tables
@@ -127,12 +151,20 @@ bool codectl_share_attach(struct codectl_reg *reg,
 	spin_unlock_irqrestore(&codectl_share_lock, flags);
 	if (!found)
 		return false;
-	h = codectl_share_header(&found->flat, reg->text_start);
-	if (!h) {
-		codectl_share_put(found);
-		return false;
+	if (found->sec) {
+		reg->sframe_sec = codectl_share_sec(found->sec, reg);
+		if (!reg->sframe_sec) {
+			codectl_share_put(found);
+			return false;
+		}
+	} else {
+		h = codectl_share_header(&found->flat, reg->text_start);
+		if (!h) {
+			codectl_share_put(found);
+			return false;
+		}
+		reg->sframe_flat = h;
 	}
-	reg->sframe_flat = h;
 	reg->shared = found;
 	reg->sframe_mem = found->mem;
 	reg->sframe_version = found->version;
@@ -144,32 +176,47 @@ bool codectl_share_attach(struct codectl_reg *reg,
 }
 
 /**
- * codectl_share_publish() - make a registration's new flat table shared
+ * codectl_share_publish() - make a registration's new flat table (or
+ *	kernel copy) shared
  * @reg:	a discovered registration being built, with its own flat table
- *		and its section's summary
- * @k:		the complete key of its section
+ *		or kernel copy of its section, and its section's summary
+ * @key:	the complete key of its section (its @kernel is set here)
  *
- * The arrays move into a new holder, which @reg refers to; should
- * another task have published the same key meanwhile, @reg takes that
- * one and its own arrays are freed.  Without memory @reg keeps its table
- * unshared.
+ * The arrays (or the copy and its index) move into a new holder, which
+ * @reg refers to; should another task have published the same key
+ * meanwhile, @reg takes that one and its own are freed.  Without memory
+ * @reg keeps its table unshared.
  */
 void codectl_share_publish(struct codectl_reg *reg,
-			   const struct codectl_share_key *k)
+			   const struct codectl_share_key *key)
 {
 	struct codectl_shared_flat *sh, *found = NULL;
 	struct sframe_flat *own = reg->sframe_flat;
+	struct sframe_sec *ksec = reg->sframe_sec;
+	struct codectl_share_key k = *key;
 	unsigned long flags;
-	u32 hash = codectl_share_hash(k);
+	u32 hash;
 
-	if (!own || reg->shared || !READ_ONCE(codectl_share))
+	if (ksec && !ksec->mem)
+		ksec = NULL;	/* decoded in user memory: nothing to share */
+	if ((!own && !ksec) || reg->shared || !READ_ONCE(codectl_share))
 		return;
+	k.kernel = !own;
+	hash = codectl_share_hash(&k);
 	sh = kzalloc(sizeof(*sh), GFP_KERNEL_ACCOUNT);
 	if (!sh)
 		return;
+	if (!own) {
+		sh->sec = kmemdup(ksec, sizeof(*ksec), GFP_KERNEL_ACCOUNT);
+		if (!sh->sec) {
+			kfree(sh);
+			return;
+		}
+	}
 	refcount_set(&sh->ref, 1);
-	sh->key = *k;
-	sh->flat = *own;
+	sh->key = k;
+	if (own)
+		sh->flat = *own;
 	sh->mem = reg->sframe_mem;
 	sh->version = reg->sframe_version;
 	sh->num_fdes = reg->num_fdes;
@@ -177,7 +224,7 @@ void codectl_share_publish(struct codectl_reg *reg,
 	sh->coverage = reg->coverage;
 	spin_lock_irqsave(&codectl_share_lock, flags);
 	hash_for_each_possible(codectl_share_table, found, node, hash)
-		if (!memcmp(&found->key, k, sizeof(*k)) &&
+		if (!memcmp(&found->key, &k, sizeof(k)) &&
 		    refcount_inc_not_zero(&found->ref))
 			break;
 	if (!found)
@@ -185,21 +232,34 @@ void codectl_share_publish(struct codectl_reg *reg,
 	spin_unlock_irqrestore(&codectl_share_lock, flags);
 	if (found) {
 		/* Another task published it first: use that one. */
-		kvfree(own->offs);
-		kvfree(own->rule_of);
-		kvfree(own->rules);
-		kvfree(own->index);
-		*own = found->flat;
-		own->base = reg->text_start;
+		if (own) {
+			kvfree(own->offs);
+			kvfree(own->rule_of);
+			kvfree(own->rules);
+			kvfree(own->index);
+			*own = found->flat;
+			own->base = reg->text_start;
+		} else {
+			/* The same key: the same kind, the same bytes. */
+			kvfree(ksec->mem);
+			kvfree(ksec->index);
+			ksec->mem = found->sec->mem;
+			ksec->index = found->sec->index;
+			ksec->index_nb = found->sec->index_nb;
+			ksec->index_shift = found->sec->index_shift;
+			ksec->index_base = found->sec->index_base +
+					   ksec->addr - found->sec->addr;
+		}
 		reg->sframe_mem = found->mem;
 		reg->shared = found;
 		atomic_long_inc(&codectl_stats.shared_hits);
+		kfree(sh->sec);
 		kfree(sh);
 		return;
 	}
 	atomic_long_inc(&codectl_stats.shared_tables);
 	atomic_long_add(sh->mem, &codectl_stats.shared_bytes);
-	/* reg's header stays its own; the arrays are the holder's now. */
+	/* reg's header stays its own; the arrays (bytes) are the holder's. */
 	reg->shared = sh;
 }
 
@@ -226,5 +286,10 @@ void codectl_share_put(struct codectl_shared_flat *sh)
 	kvfree(sh->flat.rule_of);
 	kvfree(sh->flat.rules);
 	kvfree(sh->flat.index);
+	if (sh->sec) {
+		kvfree(sh->sec->mem);
+		kvfree(sh->sec->index);
+		kfree(sh->sec);
+	}
 	kfree(sh);
 }

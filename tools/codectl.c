@@ -175,6 +175,7 @@ static const char *table_name(uint32_t table)
 		[CODECTL_TABLE_FLAT_SHARED] = "flat-shared",
 		[CODECTL_TABLE_USER_INDEX] = "user-index",
 		[CODECTL_TABLE_USER] = "user",
+		[CODECTL_TABLE_KERNEL] = "kernel",
 	};
 
 	if (table < sizeof(names) / sizeof(names[0]))

@@ -10,9 +10,13 @@
  *   codectl import --clear        drop every import
  *   codectl import --list         what the module holds (debugfs)
  *
- * Objects with their own SFrame section and objects without CFI are
- * skipped, not failures: discovery handles the former, nothing can help
- * the latter.
+ * Objects with their own SFrame section, objects without CFI and sections
+ * no address space could hold (EFBIG: larger than max_bytes or
+ * import_max_bytes) are skipped, not failures: discovery handles the
+ * first, nothing can help the others.  Any other failure of an object is
+ * the exit status 1 (the imports made are kept): what an administrator
+ * should look at (the import budget full, a file being written).  Exit
+ * status: codectl(1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,7 +95,7 @@ static int import_one(const char *path, struct import_count *c,
 	if (err == EFBIG) {
 		/* A limit of the module's, not a fault of the file's. */
 		c->too_large++;
-		printf("skipped %s: its section would be larger than the module's sframe_flat_max\n",
+		printf("skipped %s: its section is larger than the module can hold (max_bytes, import_max_bytes)\n",
 		       path);
 		return 0;
 	}

@@ -1214,7 +1214,7 @@ static void check_answer(struct fuzz_thread *t, const struct call *c)
 				 "QUERY answered kind %u [%#llx,%#llx) elf %#llx sframe %#llx head %#llx",
 				 q.kind, ULL(q.text_start), ULL(q.text_end),
 				 ULL(q.elf_start), ULL(q.sframe_start), ULL(q.unwind_head));
-		else if (q.sframe_version > 3 || q.sframe_table > CODECTL_TABLE_USER ||
+		else if (q.sframe_version > 3 || q.sframe_table > CODECTL_TABLE_KERNEL ||
 			 q.coverage > q.text_end - q.text_start ||
 			 (!q.sframe_start && (q.sframe_version || q.coverage ||
 					      q.sframe_table)))

@@ -670,6 +670,21 @@ if [ -x "$disc" ] && [ -e "$nosf" ] && command -v codectl >/dev/null; then
 			check "2 processes with imported libraries share their tables" \
 				"shared_tables $st, imported +$((im1 - im0)), shared_hits +$((h1 - h0))" \
 				[ "$st" -ge 3 -a $((im1 - im0)) -ge 2 -a $((h1 - h0)) -ge 3 ]
+			# The same with every imported section larger than
+			# sframe_flat_max: kernel copies, shared (before:
+			# refused, EFBIG, the libraries without rules).
+			fm=$(cat "$params/sframe_flat_max")
+			echo 4096 >"$params/sframe_flat_max"
+			im0=$(disc_value imported) h0=$(disc_value shared_hits)
+			hold_run 2
+			st=$(stat_value shared_tables) im1=$(disc_value imported)
+			h1=$(disc_value shared_hits)
+			kc=$(codectl list "$dh" 2>&1 | grep -c ' kernel ')
+			hold_end
+			echo "$fm" >"$params/sframe_flat_max"
+			check "imported sections over sframe_flat_max: kernel copies, shared by 2 processes" \
+				"shared_tables $st, imported +$((im1 - im0)), shared_hits +$((h1 - h0)), $kc registrations of the first decoded in a kernel copy" \
+				[ "$st" -ge 3 -a $((im1 - im0)) -ge 2 -a $((h1 - h0)) -ge 3 -a "$kc" -ge 2 ]
 		fi
 	else
 		not_ok "ldconfig builds /etc/ld.so.cache in the guest" "no ldconfig"

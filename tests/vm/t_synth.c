@@ -187,24 +187,71 @@ TEST(synth_errors)
 		REQUIRE_RC(param_read("sframe_flat_max", &flat_max), 0, "sframe_flat_max");
 		REQUIRE_RC(param_write("sframe_flat_max", len - 1), 0, "sframe_flat_max");
 		ei = base;
-		EXPECT_ELF_FAIL(&ei, EFBIG, "SYNTH larger than sframe_flat_max");
+		/* No flat table: decoded in the registration's kernel copy. */
+		rc = reg_v1(&ei);
+		EXPECT_RC(rc, 0, "SYNTH larger than sframe_flat_max");
+		if (!rc) {
+			struct codectl_query_info q;
+
+			memset(buf, 0xa5, len);	/* the copy is the kernel's */
+			memset(&q, 0, sizeof(q));
+			q.addr = o.text;
+			rc = cc_call(g_fd, CODECTL_QUERY, (uintptr_t)&q,
+				     CODECTL_QUERY_INFO_SIZE_VER2, 0, 0);
+			if (EXPECT_RC(rc, 0, "QUERY VER2"))
+				EXPECT(q.sframe_table == CODECTL_TABLE_KERNEL &&
+				       q.num_fdes == 1,
+				       "sframe_table %u (want %u: kernel), %u FDEs",
+				       q.sframe_table, CODECTL_TABLE_KERNEL,
+				       q.num_fdes);
+			EXPECT_RC(cc_unregister(g_fd, o.text, o.text_end), 0,
+				  "UNREGISTER");
+			free(buf);
+			buf = synth_copy(&o, &len);
+			REQUIRE(buf, "malloc");
+			base.sframe_start = (uintptr_t)buf;
+			base.sframe_end = (uintptr_t)buf + len;
+		}
 		REQUIRE_RC(param_write("sframe_flat_max", flat_max), 0, "restoring");
 	}
 
-	/* max_bytes: one byte short of what a SYNTH registration needs. */
+	/*
+	 * max_bytes: with a first SYNTH registration, no room left for a
+	 * second one (neither a table nor a copy): ENOMEM; less than its
+	 * copy, which no address space could hold: EFBIG.
+	 */
 	rc = param_writable("max_bytes");
 	if (rc == T_PASS) {
+		struct codectl_elf_info ei2;
+		struct sfr_obj o2;
+		uint8_t *buf2;
+		size_t len2 = 0;
+
 		REQUIRE_RC(param_read("max_bytes", &max_bytes), 0, "max_bytes");
 		REQUIRE_RC(cc_version(g_fd, &v0), 0, "VERSION");
 		ei = base;
 		REQUIRE_RC(reg_v1(&ei), 0, "REGISTER_ELF SYNTH");
 		REQUIRE_RC(cc_version(g_fd, &v1), 0, "VERSION");
-		REQUIRE_RC(cc_unregister(g_fd, o.text, o.text_end), 0, "UNREGISTER");
-		REQUIRE_RC(param_write("max_bytes", v1.bytes - 1), 0, "max_bytes");
-		EXPECT_ELF_FAIL(&ei, ENOMEM, "SYNTH over max_bytes with its table");
+		REQUIRE(!sfr_obj_create(&o2, 3), "a second object");
+		buf2 = synth_copy(&o2, &len2);
+		REQUIRE(buf2, "malloc");
+		ei2 = base;
+		ei2.elf_start = o2.text;
+		ei2.elf_end = o2.text + g_page;
+		ei2.text_start = o2.text;
+		ei2.text_end = o2.text_end;
+		ei2.sframe_start = (uintptr_t)buf2;
+		ei2.sframe_end = (uintptr_t)buf2 + len2;
+		REQUIRE_RC(param_write("max_bytes", v1.bytes), 0, "max_bytes");
+		EXPECT_ELF_FAIL(&ei2, ENOMEM, "SYNTH with no room left in max_bytes");
+		REQUIRE_RC(param_write("max_bytes", len2), 0, "max_bytes");
+		EXPECT_ELF_FAIL(&ei2, EFBIG, "SYNTH larger than max_bytes");
 		REQUIRE_RC(param_write("max_bytes", max_bytes), 0, "restoring");
+		EXPECT_RC(cc_unregister(g_fd, o.text, o.text_end), 0, "UNREGISTER");
 		EXPECT(v1.bytes > v0.bytes, "bytes %llu -> %llu", ULL(v0.bytes),
 		       ULL(v1.bytes));
+		free(buf2);
+		sfr_obj_destroy(&o2);
 	}
 out:
 	free(buf);

@@ -59,8 +59,11 @@
  *      _STOP, CODECTL_UNWIND_NOFAULT (now EINVAL)
  *   4  the demand queue: CODECTL_IOC_DEMAND, read()/poll() of struct
  *      codectl_demand records
+ *   5  synthesised sections and imports of any size: without a flat
+ *      table they are decoded in a kernel copy (CODECTL_TABLE_KERNEL);
+ *      EFBIG only past max_bytes or import_max_bytes
  */
-#define CODECTL_ABI_VERSION		4
+#define CODECTL_ABI_VERSION		5
 
 /* Path of the device node. */
 #define CODECTL_DEVICE			"/dev/codectl"
@@ -152,11 +155,12 @@ struct codectl_args {
  * elf range nor in a file mapping.  It is decoded as if the section lay
  * at sframe_start (SFrame function addresses are relative to the section,
  * so build it for the buffer's address), validated, and copied into a
- * flat lookup table at registration: the caller may free the buffer once
- * the call returns, and unmapping it does not drop the registration.  The
- * section must get a flat table: at most the module parameter
- * sframe_flat_max bytes and within max_bytes.  QUERY reports the range
- * as given, with CODECTL_ORIGIN_SYNTH.
+ * flat lookup table at registration (at most the module parameter
+ * sframe_flat_max bytes), or else kept as a kernel copy decoded at each
+ * unwind (CODECTL_TABLE_KERNEL): the caller may free the buffer once the
+ * call returns, and unmapping it does not drop the registration.  Either
+ * is charged to max_bytes.  QUERY reports the range as given, with
+ * CODECTL_ORIGIN_SYNTH.
  *
  * Registrations found by the module itself (discovery: module parameter
  * discover, CODECTL_ORIGIN_DISCOVERED in QUERY) give way to explicit
@@ -183,11 +187,8 @@ struct codectl_args {
  *            than 4096 FREs (CODECTL_SFRAME_E_FDE_FRES: the bound of a
  *            lookup's scan).  CODECTL_CHECK_SFRAME tells why.
  *   EFBIG    CODECTL_ELF_SFRAME_SYNTH: the section is larger than
- *            sframe_flat_max, or gets no flat table (too many distinct
- *            rules, or a table of more than 2 entries per byte of the
- *            section plus 65536: PCMASK FDEs repeated over a large
- *            function).  Without the flag such a section is decoded in
- *            user memory instead.
+ *            max_bytes (no address space could hold its copy; before
+ *            ABI 5: larger than sframe_flat_max, or no flat table).
  *   EEXIST   the text range overlaps an existing registration made
  *            through this ABI (discovered ones are replaced).
  *   ENOSPC   the caller has max_registrations registrations already.
@@ -196,7 +197,8 @@ struct codectl_args {
  *            The flat table's size is known before it is built: one that
  *            would not fit what is left of max_bytes is not built (the
  *            section is then decoded in user memory; with
- *            CODECTL_ELF_SFRAME_SYNTH the call fails with ENOMEM).
+ *            CODECTL_ELF_SFRAME_SYNTH in a kernel copy, and the call
+ *            fails with ENOMEM when that copy does not fit either).
  */
 struct codectl_elf_info {
 	__u64 elf_start;
@@ -477,12 +479,18 @@ struct codectl_query_info {
  *               in the kernel (section larger than sframe_flat_max, or no
  *               memory for a flat table)
  *   USER        decoded in user memory, no index
+ *   KERNEL      (ABI 5) a synthesised section without a flat table
+ *               (larger than sframe_flat_max, too many rules or entries,
+ *               a table over what is left of max_bytes): decoded at each
+ *               unwind in the registration's kernel copy, with an FDE
+ *               index when it fits
  */
 #define CODECTL_TABLE_NONE		0
 #define CODECTL_TABLE_FLAT		1
 #define CODECTL_TABLE_FLAT_SHARED	2
 #define CODECTL_TABLE_USER_INDEX	3
 #define CODECTL_TABLE_USER		4
+#define CODECTL_TABLE_KERNEL		5
 
 /**
  * struct codectl_version - CODECTL_VERSION: what this module offers
@@ -866,7 +874,8 @@ struct codectl_hook_stats {
  *	SFrame section for an object file, system-wide
  * @sframe:	pointer to the section (e.g. from codectl_sframe_synth()
  *		with bias 0), built for the link-time address @sframe_vaddr
- * @sframe_size: its size; at most the module parameter sframe_flat_max
+ * @sframe_size: its size; at most the module parameters import_max_bytes
+ *		and max_bytes (before ABI 5: sframe_flat_max)
  * @sframe_vaddr: the link-time address the section was built for
  *		(SFrame stores function starts relative to the section): not
  *		0, page aligned, and past the object's PT_LOAD segments (the
@@ -914,8 +923,10 @@ struct codectl_hook_stats {
  *            discovery uses that one.
  *   ETXTBSY  the file is open for writing, or changed while read.
  *   EINTR    a fatal signal arrived while the file was read.
- *   EFBIG    @sframe_size is larger than sframe_flat_max, or the section
- *            gets no flat table (too many distinct rules).
+ *   EFBIG    @sframe_size is larger than import_max_bytes or than
+ *            max_bytes: it could never be held, or registered in any
+ *            address space (before ABI 5: larger than sframe_flat_max,
+ *            or no flat table).
  *   ENOSPC   the imports would exceed import_max_bytes.
  *   ENOENT   CODECTL_IMPORT_REMOVE: @fd's file has no import.
  *   ENOMEM   out of memory.
