@@ -916,7 +916,12 @@ struct codectl_hook_stats {
  *   EINTR    a fatal signal arrived while the file was read.
  *   EFBIG    @sframe_size is larger than sframe_flat_max, or the section
  *            gets no flat table (too many distinct rules).
- *   ENOSPC   the imports would exceed import_max_bytes.
+ *   ENOSPC   the imports would exceed import_max_bytes, even after
+ *            evicting those of files no process maps.
+ *   EDQUOT   the file is not a system object (owned by root, writable
+ *            by root alone) and the imports of its owner would exceed
+ *            import_user_max_bytes, or those of all owners but the
+ *            system half of import_max_bytes.
  *   ENOENT   CODECTL_IMPORT_REMOVE: @fd's file has no import.
  *   ENOMEM   out of memory.
  */
