@@ -128,7 +128,7 @@ static int ident_same_file(const struct ident *a, const struct ident *b)
  * after), or an inode of theirs reused for another file, is looked at
  * again.
  */
-const struct ident *seen_find(const struct ident *id)
+struct ident *seen_find(const struct ident *id)
 {
 	unsigned int i;
 
@@ -299,8 +299,7 @@ static void handle(const struct codectl_demand *r, int queued,
 		   unsigned int owner)
 {
 	char name[CODECTL_DEMAND_PATH_MAX + 64];
-	const struct ident *seen;
-	struct ident id;
+	struct ident id, *seen;
 	struct stat st;
 	enum verdict v;
 	int fd;
@@ -326,10 +325,12 @@ static void handle(const struct codectl_demand *r, int queued,
 	v = cover(fd, &st, name, owner);
 	close(fd);
 	id.verdict = v;
-	if (v != V_GONE && !seen)
+	if (v == V_GONE)
+		return;
+	if (seen)
+		*seen = id;
+	else
 		seen_add(&id);
-	else if (seen)
-		*(struct ident *)seen = id;
 }
 
 /* Read what the module queued, into the list to serve. */
@@ -352,8 +353,10 @@ static void drain(void)
 				continue;
 			}
 			d.lost++;
+			if (!d.need_rescan)
+				say("the queue overflowed: looking at every "
+				    "process");
 			d.need_rescan = 1;
-			say("the queue overflowed: looking at every process");
 		}
 	}
 }

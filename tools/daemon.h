@@ -94,7 +94,7 @@ extern int quiet;		/* --prime: no line per object */
 /* daemon.c */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ident_of_stat(const struct stat *st, struct ident *id);
-const struct ident *seen_find(const struct ident *id);
+struct ident *seen_find(const struct ident *id);
 void seen_add(const struct ident *id);
 void serve(void);
 
