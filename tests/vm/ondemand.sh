@@ -609,7 +609,7 @@ codectl import --clear
 : >"$log"
 max0=$(cat /sys/module/codectl/parameters/import_max_bytes)
 echo 4194304 >/sys/module/codectl/parameters/import_max_bytes
-start_daemon
+daemon_start
 su eve -c "mkdir -p '$tmp/eve/libs' && i=0 && while [ \$i -lt 32 ]; do cp /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 '$tmp/eve/libs/l'\$i.so; i=\$((i + 1)); done"
 su eve -c "exec perl -e 'DynaLoader::boot_DynaLoader(q(DynaLoader)); DynaLoader::dl_load_file(\$_, 0) or die DynaLoader::dl_error() for @ARGV; \$| = 1; print qq(ready\\n); my \$e = time + 120; 1 while time < \$e' $tmp/eve/libs/*.so" >"$tmp/eve-libs.out" 2>&1 &
 evep=$!
@@ -626,7 +626,7 @@ check "fair shares, budget: eve's objects filled what she may hold" \
 fig "shares budget eve_imported $(grep -c "imported $tmp/eve/libs" "$log") $(tr '\n' ' ' </sys/kernel/debug/codectl/imports | grep -o 'imports [0-9]* bytes [0-9]*.*')"
 for p in python3 perl; do
 	measure $p fill-first
-	wait_log "imported $(exe $p)\|cannot import $(exe $p)" 60
+	wait_verdict "$(exe $p)"
 	measure $p fill
 	check "fair shares, budget: root's $p >= 99% complete, no frame not code" \
 		"$complete of $total, $notcode not code; $(grep "import.* $(exe $p)" "$log" | tail -n 1)" good
@@ -644,7 +644,7 @@ echo "$max0" >/sys/module/codectl/parameters/import_max_bytes
 stop_daemon
 codectl import --clear
 : >"$log"
-start_daemon
+daemon_start
 su eve -c "mkdir -p '$tmp/eve/plugs' && i=0 && while [ \$i -lt 300 ]; do f='$tmp/eve/plugs/plug-'\$(printf %03d \$i).so; cp '$here/ondemand/plug.so' \$f && echo \$i >>\$f; i=\$((i + 1)); done"
 su eve -c "exec '$many' '$tmp/eve/plugs' 300 200000" >"$tmp/eve-many.out" 2>&1 &
 emany=$!
