@@ -82,7 +82,8 @@ void collect(void)
 }
 
 /**
- * rescan() - collect(), then serve what waits (at start)
+ * rescan() - collect(), then serve what waits (at start: what the module
+ * queued is read after)
  */
 void rescan(void)
 {
@@ -90,7 +91,7 @@ void rescan(void)
 	unsigned long before = d.imported;
 
 	collect();
-	serve();
+	serve(0);
 	say("looked at every process's mappings: %lu imported, %.0f ms",
 	    d.imported - before, now_ms() - t0);
 }

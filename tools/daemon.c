@@ -363,18 +363,19 @@ static void drain(void)
 
 /**
  * serve() - handle what waits, fairly, until nothing does
- *
- * The queue is read again after each object: what the system's programs
- * queue meanwhile comes next.
+ * @queue:	read the module's queue again after each object (what the
+ *		system's programs queue meanwhile comes next); 0 at start,
+ *		where the running processes come before what was queued
  */
-void serve(void)
+void serve(int queue)
 {
 	struct codectl_demand r;
 	unsigned int owner;
 	int queued;
 
 	while (!stop) {
-		drain();
+		if (queue)
+			drain();
 		if (d.need_rescan && now_ms() - d.last_rescan >= RESCAN_MS) {
 			d.need_rescan = 0;
 			collect();
@@ -524,7 +525,7 @@ int cmd_daemon(int argc, char **argv)
 			maintain();
 			last_maint = time(NULL);
 		}
-		serve();
+		serve(1);
 		state_write();
 	}
 	say("stopping: %lu imported (%lu from the cache), %lu without CFI, "
