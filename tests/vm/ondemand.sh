@@ -604,6 +604,7 @@ fi
 # the guest's time (32 copies fill it; 128 MiB would take 750).  Root's
 # python3.11 and perl, which the daemon meets after, must find room:
 # >= 99% complete.
+shares_t0=$(date +%s)
 stop_daemon
 codectl import --clear
 : >"$log"
@@ -677,6 +678,7 @@ kill $usr1 2>/dev/null
 kill -KILL $emany 2>/dev/null
 wait $usr1 $emany 2>/dev/null
 stop_daemon
+fig "shares guest_seconds $(($(date +%s) - shares_t0))"
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
 rmmod codectl
