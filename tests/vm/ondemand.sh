@@ -265,6 +265,24 @@ wait_verdict() {
 	done
 }
 
+# fresh_daemon: no imports, and a daemon started afresh, its log empty
+# (its cache kept)
+fresh_daemon() {
+	stop_daemon
+	codectl import --clear
+	: >"$log"
+	daemon_start
+}
+
+# wait_ready FILE: until FILE has a line "ready", at most 30 s
+wait_ready() {
+	i=0
+	while ! grep -q ready "$1" && [ $i -lt 300 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
 imports() { awk '$1 == "imports" { print $2 }' /sys/kernel/debug/codectl/imports; }
 demand() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/codectl/demand; }
 
@@ -612,20 +630,13 @@ fi
 # python3.11 and perl, which the daemon meets after, must find room:
 # >= 99% complete.
 shares_t0=$(date +%s)
-stop_daemon
-codectl import --clear
-: >"$log"
 max0=$(cat /sys/module/codectl/parameters/import_max_bytes)
 echo 4194304 >/sys/module/codectl/parameters/import_max_bytes
-daemon_start
+fresh_daemon
 su eve -c "mkdir -p '$tmp/eve/libs' && i=0 && while [ \$i -lt 32 ]; do cp /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 '$tmp/eve/libs/l'\$i.so; i=\$((i + 1)); done"
 su eve -c "exec perl -e 'DynaLoader::boot_DynaLoader(q(DynaLoader)); DynaLoader::dl_load_file(\$_, 0) or die DynaLoader::dl_error() for @ARGV; \$| = 1; print qq(ready\\n); my \$e = time + 120; 1 while time < \$e' $tmp/eve/libs/*.so" >"$tmp/eve-libs.out" 2>&1 &
 evep=$!
-i=0
-while ! grep -q ready "$tmp/eve-libs.out" && [ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_ready "$tmp/eve-libs.out"
 perf record -q -a -g -e cpu-clock:u -F 499 -o "$tmp/fill.data" -- sleep 3 >/dev/null 2>&1
 wait_log "cannot import $tmp/eve/libs" 60
 check "fair shares, budget: eve's objects filled what she may hold" \
@@ -649,18 +660,11 @@ echo "$max0" >/sys/module/codectl/parameters/import_max_bytes
 # holds; root's python3.11 (in the cache) started meanwhile must be
 # covered within 2 s more than after the module's reload above (from the
 # cache, nothing else queued), then >= 99% complete.
-stop_daemon
-codectl import --clear
-: >"$log"
-daemon_start
+fresh_daemon
 su eve -c "mkdir -p '$tmp/eve/plugs' && i=0 && while [ \$i -lt 300 ]; do f='$tmp/eve/plugs/plug-'\$(printf %03d \$i).so; cp '$here/ondemand/plug.so' \$f && echo \$i >>\$f; i=\$((i + 1)); done"
 su eve -c "exec '$many' '$tmp/eve/plugs' 300 200000" >"$tmp/eve-many.out" 2>&1 &
 emany=$!
-i=0
-while ! grep -q ready "$tmp/eve-many.out" && [ $i -lt 300 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_ready "$tmp/eve-many.out"
 (while kill -USR1 $emany 2>/dev/null; do sleep 0.2; done) &
 usr1=$!
 perf record -q -a -g -e cpu-clock:u -F 199 -o "$tmp/flood.data" -- sleep 60 >/dev/null 2>&1 &
