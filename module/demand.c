@@ -8,8 +8,17 @@
  * poll()s records on it.  A ring of DEMAND_RING records under a spinlock;
  * counters in debugfs codectl/demand.  The rules on overflow and on attach
  * (nothing lost: uapi/linux/codectl.h, "On-demand synthesis").
+ *
+ * Fair shares: records of files that are not system objects (import-budget.c's
+ * codectl_owner_of(): a user's files, or root's that others may write,
+ * charged to the uid of the process that met them) hold at most
+ * DEMAND_USERS of the ring, and those of one uid at most DEMAND_USER: a
+ * user's flood leaves room for everybody else's and always for the
+ * system's.  A record refused for its share is dropped as if the ring were
+ * full (the reader hears of the loss and looks at the processes itself).
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/pid.h>
@@ -26,8 +35,11 @@
 #include "internal.h"
 
 #define DEMAND_RING	256
+#define DEMAND_USERS	(DEMAND_RING * 3 / 4)	/* records not the system's */
+#define DEMAND_USER	32			/* records of one uid */
 
 static struct codectl_demand demand_ring[DEMAND_RING];
+static u64 demand_owner[DEMAND_RING];	/* whom each record is charged to */
 static unsigned int demand_head;	/* oldest record */
 static unsigned int demand_len;		/* records queued */
 static struct file *demand_reader;	/* the attached file, or NULL */
@@ -41,6 +53,7 @@ static struct {
 	atomic64_t duplicates;		/* files already in the queue */
 	atomic64_t dropped;		/* full, reader attached: not queued */
 	atomic64_t overwritten;		/* full, no reader: the oldest went */
+	atomic64_t over_share;		/* its uid's share full: not queued */
 	atomic64_t read;		/* records read */
 	atomic64_t attached;		/* attaches */
 } demand_stats;
@@ -54,6 +67,32 @@ static bool demand_same(const struct codectl_demand *a,
 	       a->mtime_nsec == b->mtime_nsec;
 }
 
+/* Whom a record of @inode, met by current, is charged to. */
+static u64 demand_owner_of(const struct inode *inode)
+{
+	u64 owner = codectl_owner_of(inode);
+
+	if (owner == CODECTL_OWNER_SHARED)
+		owner = from_kuid(&init_user_ns, current_uid());
+	return owner;
+}
+
+/* Would a record charged to @owner exceed a share (under the lock)? */
+static bool demand_over_share(u64 owner)
+{
+	unsigned int i, users = 0, own = 0;
+	u64 o;
+
+	if (owner == CODECTL_OWNER_SYSTEM)
+		return false;
+	for (i = 0; i < demand_len; i++) {
+		o = demand_owner[(demand_head + i) % DEMAND_RING];
+		users += o != CODECTL_OWNER_SYSTEM;
+		own += o == owner;
+	}
+	return users >= DEMAND_USERS || own >= DEMAND_USER;
+}
+
 /**
  * codectl_demand_queue() - queue a file for the helper
  * @file:	the file, mapped executable by current
@@ -63,9 +102,10 @@ static bool demand_same(const struct codectl_demand *a,
  *
  * Context: task (discovery's task_work); takes a spinlock, allocates
  * nothing but a path buffer, which it may do without.
- * Return: false when a reader is attached and the queue is full (the
- * file is not queued: the caller must not remember it as hopeless, so
- * that it is queued again when met), else true.
+ * Return: false when a reader is attached and the queue is full, or
+ * when the share of the file's owner is (the file is not queued: the
+ * caller must not remember it as hopeless, so that it is queued again
+ * when met), else true.
  */
 bool codectl_demand_queue(struct file *file, u64 vm_start, u64 vm_end,
 			  u64 vm_off)
@@ -75,6 +115,7 @@ bool codectl_demand_queue(struct file *file, u64 vm_start, u64 vm_end,
 	unsigned int i;
 	char *buf, *path;
 	bool ok = true;
+	u64 owner = demand_owner_of(file_inode(file));
 
 	codectl_file_id(file_inode(file), &id);
 	d.ino = id.ino;
@@ -107,6 +148,12 @@ bool codectl_demand_queue(struct file *file, u64 vm_start, u64 vm_end,
 			goto out;
 		}
 	}
+	if (demand_over_share(owner)) {
+		demand_lost = true;
+		atomic64_inc(&demand_stats.over_share);
+		ok = false;
+		goto out;
+	}
 	if (demand_len == DEMAND_RING) {
 		demand_lost = true;
 		if (demand_reader) {
@@ -119,6 +166,7 @@ bool codectl_demand_queue(struct file *file, u64 vm_start, u64 vm_end,
 		demand_len--;
 	}
 	demand_ring[(demand_head + demand_len) % DEMAND_RING] = d;
+	demand_owner[(demand_head + demand_len) % DEMAND_RING] = owner;
 	demand_len++;
 	atomic64_inc(&demand_stats.queued);
 out:
@@ -280,6 +328,8 @@ int codectl_demand_show(struct seq_file *m, void *v)
 	seq_printf(m, "dropped %lld\n", atomic64_read(&demand_stats.dropped));
 	seq_printf(m, "overwritten %lld\n",
 		   atomic64_read(&demand_stats.overwritten));
+	seq_printf(m, "over_share %lld\n",
+		   atomic64_read(&demand_stats.over_share));
 	seq_printf(m, "read %lld\n", atomic64_read(&demand_stats.read));
 	seq_printf(m, "attached %lld\n", atomic64_read(&demand_stats.attached));
 	return 0;

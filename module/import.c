@@ -33,11 +33,6 @@
 
 #define CODECTL_IMPORT_BITS	8
 
-static unsigned long codectl_import_max_bytes = 128UL << 20;
-module_param_named(import_max_bytes, codectl_import_max_bytes, ulong, 0644);
-MODULE_PARM_DESC(import_max_bytes,
-		 "Total size of the SFrame sections CODECTL_IOC_IMPORT may hold (default 128 MiB)");
-
 /**
  * struct codectl_import - one imported section
  * @ref:	the store's and each user's
@@ -52,7 +47,8 @@ MODULE_PARM_DESC(import_max_bytes,
  * @sec_hash:	codectl_share_content() of @sec, computed once
  * @content:	codectl_file_hash() of the file at import
  * @ctime:	the file's ctime when @content was last found equal
- * @gone:	unhashed (replaced, removed, or its file changed)
+ * @gone:	unhashed (replaced, removed, evicted, or its file changed)
+ * @charge:	what it costs its owner (import-budget.c)
  */
 struct codectl_import {
 	refcount_t ref;
@@ -67,6 +63,7 @@ struct codectl_import {
 	u64 content;
 	struct timespec64 ctime;
 	bool gone;
+	struct codectl_charge charge;
 };
 
 /* Bumped after each import is inserted: see codectl_reg_stale(). */
@@ -79,6 +76,9 @@ static unsigned long codectl_import_count;	/* under the lock */
 /* Content checks after a ctime change: found the same, found changed. */
 static atomic64_t codectl_import_rechecked = ATOMIC64_INIT(0);
 static atomic64_t codectl_import_changed = ATOMIC64_INIT(0);
+/* Evicted to make room; refused for want of it. */
+static atomic64_t codectl_import_evicted = ATOMIC64_INIT(0);
+static atomic64_t codectl_import_refused = ATOMIC64_INIT(0);
 
 static u32 codectl_import_hash(const struct codectl_file_id *id)
 {
@@ -107,6 +107,7 @@ static void codectl_import_unhash(struct codectl_import *imp)
 {
 	hash_del(&imp->node);
 	imp->gone = true;
+	codectl_budget_uncharge(&imp->charge);
 	codectl_import_bytes -= imp->size;
 	codectl_import_count--;
 }
@@ -135,6 +136,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 			       codectl_import_hash(&obj->id)) {
 		if (!memcmp(&imp->obj, obj, sizeof(*obj))) {
 			refcount_inc(&imp->ref);
+			codectl_budget_touch(&imp->charge);
 			found = imp;
 			break;
 		}
@@ -318,23 +320,133 @@ static bool codectl_import_replaces(const struct codectl_import *new,
 		!strcmp(imp->pathname, new->pathname));
 }
 
-/* Insert @new, replacing the imports codectl_import_replaces() names. */
-static int codectl_import_insert(struct codectl_import *new)
+/* @new's shortfall (import-budget.c), less what it replaces (under the lock). */
+static int codectl_import_fits(const struct codectl_import *new,
+			       struct codectl_shortfall *s)
 {
-	unsigned long max = READ_ONCE(codectl_import_max_bytes);
-	unsigned long freed = 0;
 	struct codectl_import *imp;
-	struct hlist_node *tmp;
-	HLIST_HEAD(dead);
 	unsigned int bkt;
-	int ret = 0;
 
-	spin_lock(&codectl_import_lock);
+	codectl_budget_shortfall(&new->charge, s);
 	hash_for_each(codectl_import_table, bkt, imp, node)
 		if (codectl_import_replaces(new, imp))
-			freed += imp->size;
-	if (codectl_import_bytes - freed + new->size > max) {
-		ret = -ENOSPC;
+			codectl_budget_helps(s, &imp->charge, true);
+	return codectl_budget_verdict(s);
+}
+
+/* Does any process map @imp's file (as its path leads to it here)? */
+static bool codectl_import_mapped(const struct codectl_import *imp)
+{
+	struct codectl_file_id id;
+	struct path path;
+	bool mapped;
+
+	if (!imp->pathname)
+		return true;	/* nothing to look at: in use */
+	if (kern_path(imp->pathname, LOOKUP_FOLLOW, &path))
+		return false;
+	codectl_file_id(d_inode(path.dentry), &id);
+	mapped = !memcmp(&id, &imp->obj.id, sizeof(id)) &&
+		 mapping_mapped(d_inode(path.dentry)->i_mapping);
+	path_put(&path);
+	return mapped;
+}
+
+/* A candidate for eviction: the import, and whether its file is mapped. */
+struct codectl_import_victim {
+	struct codectl_import *imp;
+	bool mapped;
+};
+
+/*
+ * Room for @new: evict, least recently used first, the imports whose
+ * files no process maps and whose going reduces @new's shortfall; for a
+ * system object, then those of other owners, mapped or not (users hold
+ * at most half of import_max_bytes).  A registration keeps its own copy
+ * of the rules: an import evicted is imported again, from the daemon's
+ * cache, when a process maps its file once more.
+ */
+static void codectl_import_make_room(const struct codectl_import *new)
+{
+	bool system = new->charge.owner == CODECTL_OWNER_SYSTEM;
+	struct codectl_import_victim *v;
+	struct codectl_shortfall s;
+	struct codectl_charge *c;
+	struct codectl_import *imp;
+	unsigned int n = 0, max, i, pass;
+	struct hlist_node *tmp;
+	HLIST_HEAD(dead);
+
+	spin_lock(&codectl_import_lock);
+	max = codectl_import_count;
+	spin_unlock(&codectl_import_lock);
+	v = kvcalloc(max ?: 1, sizeof(*v), GFP_KERNEL_ACCOUNT);
+	if (!v)
+		return;
+	spin_lock(&codectl_import_lock);
+	codectl_import_fits(new, &s);
+	list_for_each_entry(c, codectl_budget_lru(), lru) {
+		if (n == max)
+			break;
+		if (!codectl_budget_helps(&s, c, false))
+			continue;
+		imp = container_of(c, struct codectl_import, charge);
+		refcount_inc(&imp->ref);
+		v[n++].imp = imp;
+	}
+	spin_unlock(&codectl_import_lock);
+	for (i = 0; i < n; i++)
+		v[i].mapped = fatal_signal_pending(current) ||
+			      codectl_import_mapped(v[i].imp);
+	spin_lock(&codectl_import_lock);
+	codectl_import_fits(new, &s);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n && codectl_budget_verdict(&s); i++) {
+			imp = v[i].imp;
+			if (imp->gone || (pass == 0 && v[i].mapped) ||
+			    (pass == 1 && (!system || !v[i].mapped ||
+					   imp->charge.owner ==
+					   CODECTL_OWNER_SYSTEM)) ||
+			    !codectl_budget_helps(&s, &imp->charge, true))
+				continue;
+			codectl_import_unhash(imp);
+			hlist_add_head(&imp->node, &dead);
+			atomic64_inc(&codectl_import_evicted);
+		}
+	}
+	spin_unlock(&codectl_import_lock);
+	hlist_for_each_entry_safe(imp, tmp, &dead, node)
+		codectl_import_put(imp);	/* the store's */
+	for (i = 0; i < n; i++)
+		codectl_import_put(v[i].imp);
+	kvfree(v);
+}
+
+/*
+ * Insert @new, replacing the imports codectl_import_replaces() names,
+ * after making room for it if it does not fit.
+ */
+static int codectl_import_insert(struct codectl_import *new)
+{
+	struct codectl_shortfall s;
+	struct codectl_import *imp;
+	struct hlist_node *tmp;
+	bool evicted = false;
+	HLIST_HEAD(dead);
+	unsigned int bkt;
+	int ret;
+
+again:
+	spin_lock(&codectl_import_lock);
+	ret = codectl_import_fits(new, &s);
+	if (ret && !evicted) {
+		spin_unlock(&codectl_import_lock);
+		codectl_import_make_room(new);
+		evicted = true;
+		goto again;
+	}
+	if (ret) {
+		atomic64_inc(&codectl_import_refused);
 		goto out;
 	}
 	hash_for_each_safe(codectl_import_table, bkt, tmp, imp, node) {
@@ -345,6 +457,7 @@ static int codectl_import_insert(struct codectl_import *new)
 	}
 	hash_add(codectl_import_table, &new->node,
 		 codectl_import_hash(&new->obj.id));
+	codectl_budget_charge(&new->charge);
 	codectl_import_bytes += new->size;
 	codectl_import_count++;
 	/* After the insertion: discovery samples it before its look-up. */
@@ -402,6 +515,9 @@ static int codectl_import_add(struct file *file,
 	imp->ctime = ct;
 	imp->sframe_vaddr = info->sframe_vaddr;
 	imp->size = info->sframe_size;
+	INIT_LIST_HEAD(&imp->charge.lru);
+	imp->charge.owner = codectl_owner_of(inode);
+	imp->charge.bytes = imp->size;
 	imp->sec = kvmalloc(imp->size, GFP_KERNEL_ACCOUNT);
 	ret = -ENOMEM;
 	if (!imp->sec)
@@ -516,10 +632,14 @@ int codectl_imports_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,
 		   codectl_import_bytes);
+	codectl_budget_show(m);
 	spin_unlock(&codectl_import_lock);
 	seq_printf(m, "rechecked %lld\nchanged %lld\n",
 		   atomic64_read(&codectl_import_rechecked),
 		   atomic64_read(&codectl_import_changed));
+	seq_printf(m, "evicted %lld\nrefused %lld\n",
+		   atomic64_read(&codectl_import_evicted),
+		   atomic64_read(&codectl_import_refused));
 	return 0;
 }
 

@@ -665,6 +665,48 @@ int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf);
 void codectl_file_id(const struct inode *inode, struct codectl_file_id *id);
 int codectl_file_hash(struct file *file, u64 *hash);
 
+/* import-budget.c: whom an import is charged to, and whether it fits */
+#define CODECTL_OWNER_SYSTEM	U64_MAX		/* root's, root alone writes */
+#define CODECTL_OWNER_SHARED	(U64_MAX - 1)	/* root's, others write */
+
+/**
+ * struct codectl_charge - an import's charge
+ * @lru:	in the budget's list, least recently used first
+ * @owner:	codectl_owner_of() its file
+ * @bytes:	its size
+ */
+struct codectl_charge {
+	struct list_head lru;
+	u64 owner;
+	u64 bytes;
+};
+
+/**
+ * struct codectl_shortfall - bytes over each bound (<= 0: within it)
+ * @owner:	whose import is to fit
+ * @total:	over import_max_bytes
+ * @users:	over half of it, for those not the system's
+ * @own:	over import_user_max_bytes, for @owner's
+ */
+struct codectl_shortfall {
+	u64 owner;
+	s64 total;
+	s64 users;
+	s64 own;
+};
+
+u64 codectl_owner_of(const struct inode *inode);
+struct list_head *codectl_budget_lru(void);
+void codectl_budget_charge(struct codectl_charge *c);
+void codectl_budget_uncharge(struct codectl_charge *c);
+void codectl_budget_touch(struct codectl_charge *c);
+void codectl_budget_shortfall(const struct codectl_charge *c,
+			      struct codectl_shortfall *s);
+bool codectl_budget_helps(struct codectl_shortfall *s,
+			  const struct codectl_charge *c, bool take);
+int codectl_budget_verdict(const struct codectl_shortfall *s);
+void codectl_budget_show(struct seq_file *m);
+
 /* import.c */
 struct codectl_import;
 struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,

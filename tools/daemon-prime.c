@@ -52,7 +52,7 @@ static void prime_file(const char *path, struct prime *p)
 		return;
 	}
 	ident_of_stat(&st, &id);
-	if (seen_has(&id)) {	/* a hard link to a file seen */
+	if (seen_find(&id)) {	/* a hard link to a file seen */
 		close(fd);
 		return;
 	}

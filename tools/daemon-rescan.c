@@ -2,8 +2,9 @@
 /*
  * codectl daemon, every process's mappings: at start, and whenever the
  * module says records were lost, every running process's executable
- * file mappings are handled as if queued (after a restart, a crash or a
- * module reload nothing in use stays uncovered).
+ * file mappings are added to what waits (daemon-shares.c), as if queued
+ * (after a restart, a crash or a module reload nothing in use stays
+ * uncovered).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,22 +16,22 @@
 #include "commands.h"
 #include "daemon.h"
 
-/*
- * Every executable file mapping of every process, as if queued: what a
- * restart, a crash or a full queue may have missed.
+/**
+ * collect() - every executable file mapping of every process, to serve
+ *
+ * What a restart, a crash or a full queue may have missed.
  */
-void rescan(void)
+void collect(void)
 {
 	struct codectl_demand r;
 	struct dirent *e;
 	char p[320], line[4600];
 	DIR *proc = opendir("/proc");
-	double t0 = now_ms();
-	unsigned long before = d.imported;
 
 	if (!proc)
 		return;
 	d.rescans++;
+	d.last_rescan = now_ms();
 	while (!stop && (e = readdir(proc))) {
 		unsigned long long lo, hi, off, ino;
 		unsigned int maj, min;
@@ -73,11 +74,24 @@ void rescan(void)
 			r.size = st.st_size;
 			r.mtime_sec = st.st_mtim.tv_sec;
 			r.mtime_nsec = st.st_mtim.tv_nsec;
-			handle(&r, 0);
+			pending_add(&r, 0);
 		}
 		fclose(f);
 	}
 	closedir(proc);
+}
+
+/**
+ * rescan() - collect(), then serve what waits (at start: what the module
+ * queued is read after)
+ */
+void rescan(void)
+{
+	double t0 = now_ms();
+	unsigned long before = d.imported;
+
+	collect();
+	serve(0);
 	say("looked at every process's mappings: %lu imported, %.0f ms",
 	    d.imported - before, now_ms() - t0);
 }

@@ -8,7 +8,9 @@
  *
  * The module queues each executable file mapping that discovery finds
  * with neither SFrame nor an import (module/demand.c); the daemon is the
- * queue's one reader (CODECTL_IOC_DEMAND).  For each file it:
+ * queue's one reader (CODECTL_IOC_DEMAND).  Records wait in a list
+ * served fairly, the system's objects first (daemon-shares.c); the queue
+ * is read again after each object.  For each file it:
  *  1. opens the very file the process maps, /proc/PID/map_files/START-END
  *     (any mount namespace), else the path discovery saw, and checks it
  *     against the identity queued (device, inode, size, mtime): a file
@@ -18,8 +20,9 @@
  *  4. imports the entry's section (codectl_import_sframe()); the module
  *     checks it against the file once more.
  *
- * At start, and whenever the module says records were lost, it looks at
- * every running process's executable mappings itself (daemon-rescan.c).
+ * At start, and whenever the module says records were lost (at most once
+ * a second), it looks at every running process's executable mappings
+ * itself (daemon-rescan.c).
  * Every 10 minutes it asks the module to drop imports of files whose
  * path no longer leads to them (CODECTL_IMPORT_PRUNE) and trims the
  * cache to BYTES (default 256 MiB).  It logs one line per object to
@@ -125,7 +128,7 @@ static int ident_same_file(const struct ident *a, const struct ident *b)
  * after), or an inode of theirs reused for another file, is looked at
  * again.
  */
-int seen_has(const struct ident *id)
+struct ident *seen_find(const struct ident *id)
 {
 	unsigned int i;
 
@@ -133,8 +136,8 @@ int seen_has(const struct ident *id)
 		if (ident_same_file(&d.seen[i], id) &&
 		    d.seen[i].ctime_sec == id->ctime_sec &&
 		    d.seen[i].ctime_nsec == id->ctime_nsec)
-			return 1;
-	return 0;
+			return &d.seen[i];
+	return NULL;
 }
 
 void seen_add(const struct ident *id)
@@ -198,8 +201,10 @@ static int open_queued(const struct codectl_demand *r, struct stat *st)
  * through @fd too: the module keys it on that very file.  @name is for
  * the log.
  */
-static enum verdict cover(int fd, const struct stat *st, const char *name)
+static enum verdict cover(int fd, const struct stat *st, const char *name,
+			  unsigned int owner)
 {
+	char who[64];
 	unsigned char md[DIGEST_LEN];
 	struct entry_hdr hdr;
 	char path[4200];
@@ -235,10 +240,18 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 			t0 = now_ms() - t0;
 			d.synthesised++;
 			d.synth_ms += t0;
-			say("synthesised %s in %.0f ms", name, t0);
+			share_synth(owner, t0);
+			say("synthesised %s in %.0f ms (%s)", name, t0,
+			    share_name(owner, who, sizeof(who)));
 			r = entry_read(path, md, st->st_size, &hdr, &sec);
 			if (r)
 				continue;
+			/* Past its owner's share of the cache: used once. */
+			if (!share_cache(owner, sizeof(hdr) + hdr.size)) {
+				say("%s: not kept in the cache (%s's share is "
+				    "full)", name, who);
+				unlink(path);
+			}
 		} else {
 			d.cached++;
 		}
@@ -266,19 +279,27 @@ static enum verdict cover(int fd, const struct stat *st, const char *name)
 			d.own++;
 			return V_OWN;
 		}
-		say("cannot import %s: %s", name, strerror(err));
+		say("cannot import %s: %s%s", name, strerror(err),
+		    err == EDQUOT ? " (its owner's share of import_max_bytes"
+				    " is full)" : "");
 		note_failed(name, strerror(err));
+		if (err == ENOSPC || err == EDQUOT)
+			return V_FULL;
 		return err == ETXTBSY ? V_GONE : V_FAILED;
 	}
 	note_failed(name, "its section is refused");
 	return V_FAILED;
 }
 
-/* One file, queued by the module (@queued) or found by rescan(). */
-void handle(const struct codectl_demand *r, int queued)
+/*
+ * One file, queued by the module (@queued) or found by rescan(), charged
+ * to @owner (daemon-shares.c).
+ */
+static void handle(const struct codectl_demand *r, int queued,
+		   unsigned int owner)
 {
 	char name[CODECTL_DEMAND_PATH_MAX + 64];
-	struct ident id;
+	struct ident id, *seen;
 	struct stat st;
 	enum verdict v;
 	int fd;
@@ -295,14 +316,75 @@ void handle(const struct codectl_demand *r, int queued)
 		return;
 	}
 	ident_of_stat(&st, &id);
-	if (seen_has(&id)) {
+	seen = seen_find(&id);
+	if (seen && !(queued && (seen->verdict == V_IMPORTED ||
+				 seen->verdict == V_FULL))) {
 		close(fd);
 		return;
 	}
-	v = cover(fd, &st, name);
+	v = cover(fd, &st, name, owner);
 	close(fd);
-	if (v != V_GONE)
+	id.verdict = v;
+	if (v == V_GONE)
+		return;
+	if (seen)
+		*seen = id;
+	else
 		seen_add(&id);
+}
+
+/* Read what the module queued, into the list to serve. */
+static void drain(void)
+{
+	struct codectl_demand recs[16];
+	ssize_t n;
+	int i;
+
+	for (;;) {
+		n = read(d.fd, recs, sizeof(recs));
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				say("reading the queue: %s", strerror(errno));
+			return;
+		}
+		for (i = 0; i < n / (ssize_t)sizeof(recs[0]); i++) {
+			if (!(recs[i].flags & CODECTL_DEMAND_OVERFLOW)) {
+				pending_add(&recs[i], 1);
+				continue;
+			}
+			d.lost++;
+			if (!d.need_rescan)
+				say("the queue overflowed: looking at every "
+				    "process");
+			d.need_rescan = 1;
+		}
+	}
+}
+
+/**
+ * serve() - handle what waits, fairly, until nothing does
+ * @queue:	read the module's queue again after each object (what the
+ *		system's programs queue meanwhile comes next); 0 at start,
+ *		where the running processes come before what was queued
+ */
+void serve(int queue)
+{
+	struct codectl_demand r;
+	unsigned int owner;
+	int queued;
+
+	while (!stop) {
+		if (queue)
+			drain();
+		if (d.need_rescan && now_ms() - d.last_rescan >= RESCAN_MS) {
+			d.need_rescan = 0;
+			collect();
+		}
+		if (!pending_next(&r, &queued, &owner))
+			return;
+		handle(&r, queued, owner);
+		state_write();
+	}
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -389,7 +471,6 @@ static void mkdirs(const char *path)
  */
 int cmd_daemon(int argc, char **argv)
 {
-	struct codectl_demand recs[16];
 	struct sigaction sa = { .sa_handler = on_signal };
 	time_t last_maint;
 	char dir[4096], *slash;
@@ -436,35 +517,15 @@ int cmd_daemon(int argc, char **argv)
 	last_maint = time(NULL);
 	while (!stop) {
 		struct pollfd pfd = { .fd = d.fd, .events = POLLIN };
-		ssize_t n;
-		int i, overflow = 0;
 
-		if (poll(&pfd, 1, 10000) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, d.need_rescan ? RESCAN_MS : 10000) < 0 &&
+		    errno != EINTR)
 			break;
 		if (time(NULL) - last_maint >= MAINT_SECONDS) {
 			maintain();
 			last_maint = time(NULL);
 		}
-		if (!(pfd.revents & POLLIN))
-			continue;
-		n = read(d.fd, recs, sizeof(recs));
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			say("reading the queue: %s", strerror(errno));
-			break;
-		}
-		for (i = 0; i < n / (ssize_t)sizeof(recs[0]) && !stop; i++) {
-			if (recs[i].flags & CODECTL_DEMAND_OVERFLOW)
-				overflow = 1;
-			else
-				handle(&recs[i], 1);
-		}
-		if (overflow) {
-			d.lost++;
-			say("the queue overflowed: looking at every process");
-			rescan();
-		}
+		serve(1);
 		state_write();
 	}
 	say("stopping: %lu imported (%lu from the cache), %lu without CFI, "

@@ -2,8 +2,9 @@
 /*
  * codectl daemon's internals, shared by its files: daemon.c (the queue
  * reader and main loop), daemon-cache.c (the cache), daemon-synth.c
- * (synthesis in a child), daemon-rescan.c (every process's mappings) and
- * daemon-prime.c (--prime).
+ * (synthesis in a child), daemon-rescan.c (every process's mappings),
+ * daemon-shares.c (whom objects are charged to, the order they are
+ * served in) and daemon-prime.c (--prime).
  */
 #ifndef CODECTL_TOOLS_DAEMON_H
 #define CODECTL_TOOLS_DAEMON_H
@@ -25,6 +26,10 @@
 #define ENTRY_MAX	(64ULL << 20)	/* a section's size, at most */
 #define NOBODY		65534		/* the synthesis child's uid, gid */
 #define FAILED_KEPT	8		/* for codectl status */
+#define RESCAN_MS	1000		/* between rescans, at least */
+#define CACHE_SHARE	8		/* a user's share: cache_max / this */
+#define OWNER_SYSTEM	UINT64_MAX	/* root's files, root alone writes */
+#define OWNER_NOBODY	(UINT64_MAX - 1)	/* no process to charge */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
 #define ENTRY_MAGIC	"CODECTL-SFRAME-2"
@@ -51,13 +56,19 @@ struct entry_hdr {
  * A file: as the module keys it (device, inode, size, mtime), and its
  * ctime, which no user can set: what the daemon remembers it handled.
  */
+enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_FULL, V_GONE };
+
+/*
+ * ... and, in the files handled this run, @verdict: one imported, or
+ * refused for want of room, is handled again when the module queues it
+ * (it has no import then: evicted, or room was made since).
+ */
 struct ident {
 	uint64_t dev, ino;
 	int64_t size, mtime_sec, ctime_sec;
 	uint32_t mtime_nsec, ctime_nsec;
+	enum verdict verdict;
 };
-
-enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_GONE };
 
 /* The daemon's state, one per process. */
 struct daemon {
@@ -68,6 +79,8 @@ struct daemon {
 	unsigned int nseen;
 	unsigned long queued, imported, cached, synthesised, no_cfi, own,
 		      failed, gone, rescans, lost;
+	int need_rescan;		/* records were lost */
+	double last_rescan;		/* now_ms() of the last */
 	double synth_ms;
 	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
 	unsigned int nfailed;
@@ -81,9 +94,9 @@ extern int quiet;		/* --prime: no line per object */
 /* daemon.c */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ident_of_stat(const struct stat *st, struct ident *id);
-int seen_has(const struct ident *id);
+struct ident *seen_find(const struct ident *id);
 void seen_add(const struct ident *id);
-void handle(const struct codectl_demand *r, int queued);
+void serve(int queue);
 
 /* daemon-cache.c */
 int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
@@ -102,7 +115,17 @@ int synth_entry(int fd, const unsigned char *md, const char *path,
 		uint64_t file_size, const char *name);
 
 /* daemon-rescan.c */
+void collect(void);
 void rescan(void);
+
+/* daemon-shares.c */
+uint64_t owner_of(const struct stat *st, unsigned int pid);
+void pending_add(const struct codectl_demand *r, int queued);
+int pending_next(struct codectl_demand *r, int *queued, unsigned int *owner);
+void share_synth(unsigned int owner, double ms);
+int share_cache(unsigned int owner, uint64_t bytes);
+const char *share_name(unsigned int owner, char *buf, size_t len);
+unsigned long share_dropped(void);
 
 /* daemon-prime.c */
 int prime(int argc, char **argv);

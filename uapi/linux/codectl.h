@@ -927,7 +927,12 @@ struct codectl_hook_stats {
  *            max_bytes: it could never be held, or registered in any
  *            address space (before ABI 5: larger than sframe_flat_max,
  *            or no flat table).
- *   ENOSPC   the imports would exceed import_max_bytes.
+ *   ENOSPC   the imports would exceed import_max_bytes, even after
+ *            evicting those of files no process maps.
+ *   EDQUOT   the file is not a system object (owned by root, writable
+ *            by root alone) and the imports of its owner would exceed
+ *            import_user_max_bytes, or those of all owners but the
+ *            system half of import_max_bytes.
  *   ENOENT   CODECTL_IMPORT_REMOVE: @fd's file has no import.
  *   ENOMEM   out of memory.
  */
