@@ -171,6 +171,16 @@ int codectl_budget_verdict(const struct codectl_shortfall *s)
 }
 
 /**
+ * codectl_budget_max() - the most all imports together may hold
+ *
+ * Return: import_max_bytes; a section larger could never be held.
+ */
+u64 codectl_budget_max(void)
+{
+	return READ_ONCE(codectl_import_max_bytes);
+}
+
+/**
  * codectl_budget_show() - the budget's lines of debugfs codectl/imports
  * @m:		the seq_file
  */

@@ -479,7 +479,7 @@ static int codectl_import_args_ok(const struct codectl_import_info *info)
 	    check_add_overflow(info->sframe_vaddr, info->sframe_size, &end) ||
 	    end > TASK_SIZE_MAX)
 		return -EINVAL;
-	if (info->sframe_size > READ_ONCE(codectl_import_max_bytes))
+	if (info->sframe_size > codectl_budget_max())
 		return -EFBIG;	/* could never be held */
 	return 0;
 }

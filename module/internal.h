@@ -705,6 +705,7 @@ void codectl_budget_shortfall(const struct codectl_charge *c,
 bool codectl_budget_helps(struct codectl_shortfall *s,
 			  const struct codectl_charge *c, bool take);
 int codectl_budget_verdict(const struct codectl_shortfall *s);
+u64 codectl_budget_max(void);
 void codectl_budget_show(struct seq_file *m);
 
 /* import.c */
