@@ -260,11 +260,15 @@ tracers_stage() {
 # (tests/vm/ondemand.sh).  Its FIGURE lines are the figures of
 # docs/ondemand.md.
 ondemand_stage() {
-	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=()
+	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=() syscalls
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	[ -d "$stdlib" ] || "$top/scripts/stage-python.sh" "$stdlib" || return 1
+	# The system calls the daemon's unit allows, for its sandbox checks.
+	syscalls=$logs/unit-syscalls-$series
+	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \
+		>"$syscalls" || return 1
 	for p in /usr/bin/perf /usr/bin/python3.11 /usr/bin/perl /usr/bin/sqlite3 \
-		 /usr/bin/xz; do
+		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace; do
 		[ -e "$p" ] || { echo "not ok - $p is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$p")
 	done
@@ -274,6 +278,8 @@ ondemand_stage() {
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
+		-a "$top/packaging/codectl-daemon.service:/tests/codectl-daemon.service" \
+		-a "$syscalls:/tests/unit-syscalls" \
 		-a "$top/tests/demo/workload.py:/tests/workload.py" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \

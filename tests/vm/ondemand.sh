@@ -218,8 +218,18 @@ measure() {
 
 # ---- the daemon -------------------------------------------------------------
 
+# The unit's sandbox, as far as a guest without systemd can have it: the
+# daemon runs with codectl-daemon.service's CapabilityBoundingSet (root
+# with those capabilities only) and no new privileges, throughout.
+unit=$here/codectl-daemon.service
+caps=$(awk -F= '$1 == "CapabilityBoundingSet" { n = split($2, c, " ")
+	for (i = 1; i <= n; i++) { x = tolower(c[i]); sub(/^cap_/, "", x)
+		printf "%s+%s", (i > 1 ? "," : ""), x } }' "$unit")
+[ -n "$caps" ] || { echo "Bail out! no CapabilityBoundingSet in $unit"; exit 1; }
+sandbox="setpriv --bounding-set=-all,$caps --no-new-privs"
+
 start_daemon() {
-	codectl daemon >>"$log" 2>&1 &
+	$sandbox codectl daemon >>"$log" 2>&1 &
 	daemon_pid=$!
 	# Attached when its first look at the processes is done.
 	i=0
@@ -258,6 +268,11 @@ echo "# kernel $(uname -r)"
 
 rm -rf "$cache"
 start_daemon || not_ok "daemon started" "no 'looked at every process' in $log"
+check "sandbox: the daemon has the unit's capabilities ($caps) and no new privileges" \
+	"$(grep -E '^(Cap|NoNewPrivs)' /proc/$daemon_pid/status | tr '\n' ' ')" \
+	eval '[ "$(awk "/^CapEff/ { print \$2 }" /proc/$daemon_pid/status)" = "$(awk "/^CapBnd/ { print \$2 }" /proc/$daemon_pid/status)" ] &&
+	      [ "$(awk "/^CapBnd/ { print \$2 }" /proc/$daemon_pid/status)" != "$(awk "/^CapBnd/ { print \$2 }" /proc/self/status)" ] &&
+	      grep -q "^NoNewPrivs:.*1" /proc/$daemon_pid/status'
 check "codectl status: all well with the daemon running" "$(codectl status)" \
 	codectl status
 check "codectl status: the daemon's counts (what it imported at start)" \
@@ -477,6 +492,52 @@ check "hostile objects: the daemon's --prime survives 40 damaged copies of libz"
 	"see the lines '# hostile:'" \
 	eval 'codectl daemon --cache "$tmp/hostile-cache" --prime "$tmp/hostile" >"$tmp/hostile.out" 2>&1 && grep -q "^child_maxrss_kb" "$tmp/hostile.out"'
 sed 's/^/# hostile: /' "$tmp/hostile.out"
+
+# The unit's system call filter and ProcSubset=pid, as far as a guest
+# without systemd can check them: the daemon, sandboxed as above, under
+# strace, on an empty cache of its own and with nothing imported: its look
+# at every process, then python3.11 queued by an unwind, synthesised (in
+# children) and imported.  Every system call it or a child makes must be
+# in the set SystemCallFilter allows (scripts/unit-security.sh --syscalls,
+# made on the host: /tests/unit-syscalls), every /proc file it opens a
+# process's.  (The filter itself, DeviceAllow and the mount sandbox are
+# systemd's doing: not applied here.)
+stop_daemon
+codectl import --clear
+rm -rf "$tmp/strace-cache"
+$sandbox strace -f -qq -o "$tmp/strace.out" codectl daemon --cache "$tmp/strace-cache" \
+	--state "$tmp/strace.state" >"$tmp/strace.log" 2>&1 &
+spid=$!
+i=0
+while ! grep -q "looked at every process" "$tmp/strace.log" && [ $i -lt 1200 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+start python3
+py=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/strace.data" -- sleep 2 >/dev/null 2>&1
+i=0
+while ! grep -q "imported /usr/bin/python3.11" "$tmp/strace.log" && [ $i -lt 1200 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+kill -KILL $py 2>/dev/null
+wait $py 2>/dev/null
+read -r traced _ <"/proc/$spid/task/$spid/children"
+kill "$traced"
+wait $spid
+check "sandbox: under strace, the daemon synthesised and imported python3.11" \
+	"$(tail -n 3 "$tmp/strace.log")" \
+	eval 'grep -q "synthesised /usr/bin/python3.11" "$tmp/strace.log" && grep -q "imported /usr/bin/python3.11" "$tmp/strace.log"'
+sed -n 's/^[0-9][0-9]* *\([a-z0-9_]*\)(.*/\1/p' "$tmp/strace.out" | sort -u >"$tmp/syscalls"
+outside=$(grep -vxF -f /tests/unit-syscalls "$tmp/syscalls" | tr '\n' ' ')
+echo "# system calls the daemon made: $(tr '\n' ' ' <"$tmp/syscalls")"
+check "sandbox: every system call of the daemon and its children ($(wc -l <"$tmp/syscalls")) is in the unit's SystemCallFilter" \
+	"not allowed: $outside" eval '[ -s "$tmp/syscalls" ] && [ -z "$outside" ]'
+procs=$(grep -o '"/proc[^"]*"' "$tmp/strace.out" | sort -u |
+	grep -vE '^"/proc/?"$|^"/proc/(self|thread-self|[0-9]+)(/[^"]*)?"$' | tr '\n' ' ')
+check "sandbox: nothing in /proc but processes' files opened (ProcSubset=pid)" \
+	"opened: $procs" [ -z "$procs" ]
 
 # An import of a file removed since: dropped (the daemon prunes at start).
 # A busybox (no CFI) runs from here on: the daemon's look at the running
