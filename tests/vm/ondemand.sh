@@ -301,6 +301,27 @@ measure python3 steady
 c1=$(awk '{ print $14 + $15 }' /proc/$daemon_pid/stat)
 fig "daemon cpu_ticks_during_${secs}s_run $((c1 - c0)) (100 per second)"
 
+# codectl status FILE and PID: python3.11 imported, with the cache entry
+# its content names (the SHA-256 of the whole file, as sha256sum has it).
+key=$(sha256sum /usr/bin/python3.11 | cut -d' ' -f1)
+codectl status /usr/bin/python3.11 >"$tmp/status" 2>&1
+st=$?
+sed 's/^/# /' "$tmp/status"
+check "codectl status FILE: python3.11 imported, cache entry its SHA-256 ($key), exit 0" \
+	"exit $st; $(grep -E '^. file' "$tmp/status" | tail -n 1)" \
+	eval '[ $st -eq 0 ] && grep -q "^  file  *imported, cache entry $key\$" "$tmp/status"'
+start python3
+py=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/status.data" -- sleep 1 >/dev/null 2>&1
+codectl status $py >"$tmp/status" 2>&1
+st=$?
+kill -KILL $py 2>/dev/null
+wait $py 2>/dev/null
+sed 's/^/# /' "$tmp/status"
+check "codectl status PID: python3.11's mapping walked with its import, cache entry $key, exit 0" \
+	"exit $st; $(grep python3.11 "$tmp/status")" \
+	eval '[ $st -eq 0 ] && grep -q "^[0-9a-f-]* SFrame, imported, cache entry $key .*/usr/bin/python3.11\$" "$tmp/status"'
+
 # The control: no daemon, nothing imported, the module loaded afresh.
 stop_daemon
 codectl import --clear
@@ -609,6 +630,30 @@ for attack in nocfi wrongcfi; do
 	done
 	check "poisoning ($attack): the daemon met the look-alike first" \
 		"$(grep "$tmp/eve" "$log" | tail -n 2)" grep -q "synthesis.* $tmp/eve/python3.11" "$log"
+	if [ $attack = nocfi ]; then
+		# What codectl status says while the look-alike without CFI
+		# runs: it is not covered, and why (the entry of its content).
+		key=$(sha256sum "$tmp/eve/python3.11" | cut -d' ' -f1)
+		why="no CFI, per cache entry $key"
+		codectl status >"$tmp/status" 2>&1
+		st=$?
+		sed 's/^/# /' "$tmp/status"
+		check "codectl status: an object in use not covered: says which and why, exit 1" \
+			"exit $st; $(tail -n 2 "$tmp/status" | tr '\n' ' ')" \
+			eval '[ $st -eq 1 ] && grep -q "^! *$tmp/eve/python3.11 (pid [0-9]*): $why\$" "$tmp/status" &&
+			      grep -q "^! objects  *[1-9][0-9]* of the [0-9]* object files in use not covered" "$tmp/status" &&
+			      ! grep -q "Stacks will be complete" "$tmp/status"'
+		codectl status $eve >"$tmp/status" 2>&1
+		st=$?
+		check "codectl status PID: the look-alike's mapping has no rules, and why, exit 1" \
+			"exit $st; $(grep "$tmp/eve" "$tmp/status")" \
+			eval '[ $st -eq 1 ] && grep -q "^[0-9a-f-]* no rules: frame pointers only; $why .*$tmp/eve/python3.11\$" "$tmp/status"'
+		codectl status "$tmp/eve/python3.11" >"$tmp/status" 2>&1
+		st=$?
+		check "codectl status FILE: the look-alike has no CFI, per its own entry, exit 1" \
+			"exit $st; $(grep file "$tmp/status")" \
+			eval '[ $st -eq 1 ] && grep -q "^! file  *$why\$" "$tmp/status"'
+	fi
 	kill -KILL "$eve" 2>/dev/null
 	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
 	measure python3 "poison-$attack-first"
@@ -660,6 +705,17 @@ else
 fi
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
+# Bad arguments: exit 2 with a message; a file that is not an object: 1.
+for a in /nonexistent '' 99999999999 -5 "1 2"; do
+	codectl status "$a" >"$tmp/status" 2>&1
+	st=$?
+	check "codectl status '$a': exit 2, with a message" "exit $st: $(cat "$tmp/status")" \
+		eval '[ $st -eq 2 ] && [ -s "$tmp/status" ]'
+done
+codectl status /etc/passwd >"$tmp/status" 2>&1
+st=$?
+check "codectl status /etc/passwd: not an object, exit 1" "exit $st: $(grep file "$tmp/status")" \
+	eval '[ $st -eq 1 ] && grep -q "^! file  *not an x86-64 ELF object" "$tmp/status"'
 rmmod codectl
 echo "# the daemon's log, last lines:"
 tail -n 20 "$log" | sed 's/^/# /'
