@@ -556,7 +556,9 @@ fuzz=$(grep '^daemon-fuzz:' "$tmp/fuzz.out")
 fig "${fuzz:-daemon-fuzz: no figures}"
 check "hostile objects: the daemon fuzzed, no crash, its cache entries true to their contents" \
 	"exit $st; $(grep '^not ok' "$tmp/fuzz.out" | head -n 3 | tr '\n' ' ')" [ $st -eq 0 ]
+# The hostile imports dropped; the daemon back, covering what runs.
 codectl import --clear
+start_daemon
 
 # An import of a file removed since: dropped (the daemon prunes at start).
 # A busybox (no CFI) runs from here on: the daemon's look at the running
