@@ -558,6 +558,7 @@ check "hostile objects: the daemon fuzzed, no crash, its cache entries true to t
 	"exit $st; $(grep '^not ok' "$tmp/fuzz.out" | head -n 3 | tr '\n' ' ')" [ $st -eq 0 ]
 # The hostile imports dropped; the daemon back, covering what runs.
 codectl import --clear
+: >"$log"
 start_daemon
 
 # An import of a file removed since: dropped (the daemon prunes at start).
@@ -633,26 +634,27 @@ for attack in nocfi wrongcfi; do
 	if [ $attack = nocfi ]; then
 		# What codectl status says while the look-alike without CFI
 		# runs: it is not covered, and why (the entry of its content).
+		# ($reason: tap.sh's check() sets $why.)
 		key=$(sha256sum "$tmp/eve/python3.11" | cut -d' ' -f1)
-		why="no CFI, per cache entry $key"
+		reason="no CFI, per cache entry $key"
 		codectl status >"$tmp/status" 2>&1
 		st=$?
 		sed 's/^/# /' "$tmp/status"
 		check "codectl status: an object in use not covered: says which and why, exit 1" \
 			"exit $st; $(tail -n 2 "$tmp/status" | tr '\n' ' ')" \
-			eval '[ $st -eq 1 ] && grep -q "^! *$tmp/eve/python3.11 (pid [0-9]*): $why\$" "$tmp/status" &&
+			eval '[ $st -eq 1 ] && grep -q "^! *$tmp/eve/python3.11 (pid [0-9]*): $reason\$" "$tmp/status" &&
 			      grep -q "^! objects  *[1-9][0-9]* of the [0-9]* object files in use not covered" "$tmp/status" &&
 			      ! grep -q "Stacks will be complete" "$tmp/status"'
 		codectl status $eve >"$tmp/status" 2>&1
 		st=$?
 		check "codectl status PID: the look-alike's mapping has no rules, and why, exit 1" \
 			"exit $st; $(grep "$tmp/eve" "$tmp/status")" \
-			eval '[ $st -eq 1 ] && grep -q "^[0-9a-f-]* no rules: frame pointers only; $why .*$tmp/eve/python3.11\$" "$tmp/status"'
+			eval '[ $st -eq 1 ] && grep -q "^[0-9a-f-]* no rules: frame pointers only; $reason .*$tmp/eve/python3.11\$" "$tmp/status"'
 		codectl status "$tmp/eve/python3.11" >"$tmp/status" 2>&1
 		st=$?
 		check "codectl status FILE: the look-alike has no CFI, per its own entry, exit 1" \
 			"exit $st; $(grep file "$tmp/status")" \
-			eval '[ $st -eq 1 ] && grep -q "^! file  *$why\$" "$tmp/status"'
+			eval '[ $st -eq 1 ] && grep -q "^! file  *$reason\$" "$tmp/status"'
 	fi
 	kill -KILL "$eve" 2>/dev/null
 	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
