@@ -153,7 +153,8 @@ while [ "$r" -lt "$rounds" ]; do
 	[ $quiet -ge 2 ] || bad "round $r (seed $s): the queue not drained in 300 s"
 	kill -KILL $mpid 2>/dev/null
 	wait $mpid 2>/dev/null
-	n=$(grep -c "$dir/" "$tmp/live.log")
+	# Files of this round the daemon took from the queue (each once).
+	n=$(grep -o "$dir/m-[0-9]*-[0-9]*\.so" "$tmp/live.log" | sort -u | wc -l)
 	handled=$((handled + n))
 	if kill -0 $dpid 2>/dev/null; then
 		kill $dpid
