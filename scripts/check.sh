@@ -44,9 +44,12 @@
 # is not cached; long, see README), then on it build-debug-6.12,
 # checkers-debug-6.12 (each checker's canary must be caught),
 # vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
-# bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12
-# and fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
-# of 100000 calls each, and 10000000 executions of the decoder fuzzer);
+# bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12,
+# fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
+# of 100000 calls each, and 10000000 executions of the decoder fuzzer)
+# and daemonfuzz-debug-6.12 (tests/vm/daemon-fuzz.sh: 20 rounds of 32
+# hostile ELF objects through the daemon and the module's file reading;
+# CODECTL_STAGES=daemonfuzz runs it on stock kernels, 2 rounds of 16);
 # the tracer tests run beside the other two (two guests, two TCG threads),
 # with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
@@ -260,11 +263,15 @@ tracers_stage() {
 # (tests/vm/ondemand.sh).  Its FIGURE lines are the figures of
 # docs/ondemand.md.
 ondemand_stage() {
-	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=()
+	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=() syscalls
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	[ -d "$stdlib" ] || "$top/scripts/stage-python.sh" "$stdlib" || return 1
+	# The system calls the daemon's unit allows, for its sandbox checks.
+	syscalls=$logs/unit-syscalls-$series
+	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \
+		>"$syscalls" || return 1
 	for p in /usr/bin/perf /usr/bin/python3.11 /usr/bin/perl /usr/bin/sqlite3 \
-		 /usr/bin/xz; do
+		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace; do
 		[ -e "$p" ] || { echo "not ok - $p is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$p")
 	done
@@ -274,10 +281,36 @@ ondemand_stage() {
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
+		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \
+		-a "$top/packaging/codectl-daemon.service:/tests/codectl-daemon.service" \
+		-a "$syscalls:/tests/unit-syscalls" \
 		-a "$top/tests/demo/workload.py:/tests/workload.py" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-- sh /tests/ondemand.sh /codectl.ko /tests/workload.py 3
+}
+
+# The daemon fuzzed at length (tests/vm/daemon-fuzz.sh ROUNDS FILES):
+# the debug kernel's daemonfuzz stage; on a stock kernel only when
+# CODECTL_STAGES names it (the ondemand stage runs a few rounds anyway).
+# Guest time: 150 s a round of 32 files under TCG, times tmul.
+daemonfuzz_stage() {
+	local series=$1 rounds=$2 files=$3 ko
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	"$top/scripts/vm-run.sh" -k "$series" -m $vm_mem \
+		-t $(((300 + rounds * files * 5) * tmul)) \
+		-l "$logs/daemonfuzz-$series.console" -a "$ko:/codectl.ko" \
+		-a /usr/bin/perf -A /usr/lib/perf-core \
+		-a "$top/tests/vm/ondemand:/tests/ondemand" \
+		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh -c 'insmod /codectl.ko || exit 1
+			sh /tests/daemon-fuzz.sh "$1" "$2"
+			st=$?
+			rmmod codectl || st=1
+			if [ $st = 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
+			exit $st' sh "$rounds" "$files"
 }
 
 # JIT runtimes: Debian's node (scripts/stage-node.sh) and OpenJDK 17
@@ -429,6 +462,12 @@ stages_b() {
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
+		# Opt-in on stock kernels: CODECTL_STAGES=daemonfuzz.
+		case " ${CODECTL_STAGES:-} " in
+		*" daemonfuzz "*)
+			run_stage "daemonfuzz-$s" daemonfuzz_stage "$s" \
+				"${DFZ_ROUNDS:-2}" "${DFZ_FILES:-16}" ;;
+		esac
 	done
 }
 
@@ -459,6 +498,7 @@ for s in "$@"; do
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
 			SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
+		run_stage "daemonfuzz-$s" daemonfuzz_stage "$s" 20 32
 		wait_stages
 	fi
 done

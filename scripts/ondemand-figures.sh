@@ -118,6 +118,9 @@ table=$(awk '
 			rel[k] = $5 " s"
 		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
 			poi[k, $3] = $7 " of " $5 " " $8
+		if ($2 == "daemon-fuzz:")
+			fz[k] = $8 " hostile files: " $10 " primed, " $12 " queued; " \
+				$14 " crashes; " $20 " of " $18 " cache entries differing; " $24 " s"
 	}
 	END {
 		printf "| program | what |"
@@ -165,6 +168,8 @@ table=$(awk '
 			printf "\n| poisoning | %s |", pn[pk[j]]
 			for (i = 1; i <= nk; i++) printf " %s |", poi[ks[i], "poison-" pk[j]]
 		}
+		printf "\n| fuzzing | the daemon fuzzed (tests/vm/daemon-fuzz.sh) |"
+		for (i = 1; i <= nk; i++) printf " %s |", fz[ks[i]]
 		printf "\n\nKernels: "
 		for (i = 1; i <= nk; i++) printf "%s%s", (i > 1 ? ", " : ""), kver[ks[i]]
 		printf ".\n"

@@ -39,9 +39,10 @@
  *                            to the module for every process (import.c)
  *   codectl daemon [...]     the same on demand, for every object an
  *                            unwind meets (daemon.c)
- *   codectl status [PID]     will stacks be complete, and if not why;
- *                            with PID, how each of its executable
- *                            mappings is walked (status.c)
+ *   codectl status [PID|FILE] will stacks be complete, and if not why:
+ *                            every object in use; with PID, how each of
+ *                            its executable mappings is walked; with
+ *                            FILE, that object (status.c, coverage.c)
  *
  * Registrations belong to an address space, so "self" is the way a shell
  * user sees them: it shows exactly what an application linking libcodectl
@@ -268,7 +269,7 @@ static int cmd_list(pid_t pid)
 		n++;
 	}
 	printf("%d registrations\n", n);
-	n = regions_show(pid, 0, &uncovered);
+	n = regions_show(pid, NULL, &uncovered);
 	if (n < 0)
 		return list_fail(pid, errno);
 	printf("%d anonymous executable regions\n", n);
@@ -489,7 +490,7 @@ static void usage(FILE *f)
 	      "       import FILE... | import --system | import --remove FILE... | "
 	      "import --clear | import --list |\n"
 	      "       daemon [--cache DIR] [--cache-max BYTES] [--state FILE] | "
-	      "status [PID]\n", f);
+	      "status [PID | FILE]\n", f);
 }
 
 int main(int argc, char **argv)

@@ -11,7 +11,8 @@ int cmd_daemon(int argc, char **argv);	/* daemon.c */
 int cmd_status(int argc, char **argv);	/* status.c */
 
 /* regions.c: PID's executable regions and how each is walked. */
-int regions_show(pid_t pid, int all, int *uncovered);
+struct cov_ctx;
+int regions_show(pid_t pid, const struct cov_ctx *c, int *uncovered);
 
 /* Milliseconds of CLOCK_MONOTONIC: for timing what the commands do. */
 static inline double now_ms(void)

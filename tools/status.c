@@ -3,18 +3,24 @@
  * The codectl tool, "codectl status": one screen telling whether user
  * stacks will be complete, and if not why.
  *
- *   codectl status [--state FILE] [PID]
+ *   codectl status [--state FILE] [PID | FILE]
  *
  * Module and ABI version, the tracer hooks (per kernel function),
  * discovery, the daemon (alive, its queue), imports (count, bytes), the
- * last objects the daemon could not cover; with PID, each executable
- * mapping of that process and how the walk covers it (SFrame, a JIT
- * table, frame pointers: regions.c).  Exit status 0 when all is
- * well, 1 when something is off (each such line starts with "!"), 2 for
- * bad arguments.  Counters need root (debugfs, CAP_PERFMON): without,
- * it says what it could not see.
+ * last objects the daemon could not cover; then every object file the
+ * running processes map, and each one nothing covers, with why
+ * (coverage.c); with PID, each executable mapping of that process and
+ * how the walk covers it (SFrame: the file's, an import and its cache
+ * entry, the process's; a JIT table; frame pointers: regions.c), or why
+ * nothing does; with FILE, that object file's verdict.  Exit status 0
+ * when all is well, 1 when something is off (each such line starts with
+ * "!"), 2 for bad arguments, 3 when it could not see everything (lines
+ * starting with "?": without root, other users' processes, the imports
+ * and the queue are hidden).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,22 +31,25 @@
 #include <codectl.h>
 
 #include "commands.h"
+#include "coverage.h"
 
 #define DEBUGFS		"/sys/kernel/debug/codectl/"
 #define PARAMS		"/sys/module/codectl/parameters/"
 #define STATE_FILE	"/run/codectl/daemon"
 
 static int off;		/* something is off: exit 1 */
+static int unseen;	/* something could not be seen: exit 3 */
 
-/* Print a status line; @bad marks it (and the exit status). */
+/* Print a status line; @bad marks it (and the exit status): 1 "!", 2 "?". */
 static void line(int bad, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void line(int bad, const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	off |= bad;
-	printf("%c %-10s ", bad ? '!' : ' ', what);
+	off |= bad == 1;
+	unseen |= bad == 2;
+	printf("%c %-10s ", " !?"[bad], what);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -96,7 +105,7 @@ static void show_hooks(void)
 		attached += !!(h.flags & CODECTL_HOOK_ATTACHED);
 	}
 	if (errno == EPERM) {
-		line(0, "hooks", "(needs CAP_PERFMON to see them)");
+		line(2, "hooks", "(needs CAP_PERFMON to see them)");
 		return;
 	}
 	if (!n) {
@@ -115,7 +124,7 @@ static void show_daemon(const char *state, long long reader)
 	FILE *f;
 
 	if (reader < 0) {
-		line(0, "daemon", "(needs root and debugfs to see the queue)");
+		line(2, "daemon", "(needs root and debugfs to see the queue)");
 	} else if (!reader) {
 		line(1, "daemon", "not running: executables and libraries "
 		     "without SFrame or an import get frame pointers only "
@@ -150,18 +159,130 @@ static void show_daemon(const char *state, long long reader)
  * codectl status PID: each executable mapping of the process and how the
  * walk covers it; a file mapping without rules is a line marked !.
  */
-static void show_process(long pid)
+static void show_process(const struct cov_ctx *c, long pid)
 {
 	int n, uncovered;
 
 	printf("  %-10s %ld\n", "process", pid);
-	n = regions_show(pid, 1, &uncovered);
+	n = regions_show(pid, c, &uncovered);
 	if (n < 0)
 		line(1, "process", "%ld: %s", pid, strerror(errno));
 	else if (uncovered)
 		line(1, "process", "%d of %d executable mappings without rules: "
 		     "stacks through them are cut where they have no frame "
 		     "pointers", uncovered, n);
+}
+
+/* codectl status FILE: that object file's verdict. */
+static void show_file(const struct cov_ctx *c, const char *path)
+{
+	struct coverage v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	printf("  %-10s %s\n", "file", path);
+	if (fd < 0) {
+		line(1, "file", "%s: %s", path, strerror(errno));
+		return;
+	}
+	cov_file(c, fd, path, 1, &v);
+	close(fd);
+	line(v.state == COV_NO ? 1 : v.state == COV_UNKNOWN ? 2 : 0, "file",
+	     "%s", v.how);
+}
+
+/* An object file in use, seen once (device, inode). */
+struct seen_obj {
+	unsigned int maj, min;
+	unsigned long long ino;
+};
+
+#define OBJ_SHOWN	20	/* uncovered objects named, at most */
+
+/*
+ * codectl status: every object file the running processes map for
+ * execution, each once; those nothing covers named (!), with why.
+ */
+static void show_objects(const struct cov_ctx *c)
+{
+	char line_[4352], perms[8], name[4096], maps[300];
+	unsigned long long start, end, ino;
+	unsigned int maj, min, nseen = 0, i, nbad = 0, nunknown = 0, hidden = 0;
+	struct seen_obj *seen = NULL, *t;
+	struct dirent *e;
+	struct coverage v;
+	DIR *proc = opendir("/proc");
+	FILE *f;
+	int fd;
+
+	if (!proc) {
+		line(2, "objects", "/proc: %s", strerror(errno));
+		return;
+	}
+	while ((e = readdir(proc))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(maps, sizeof(maps), "/proc/%s/maps", e->d_name);
+		f = fopen(maps, "re");
+		if (!f) {
+			hidden += errno == EACCES || errno == EPERM;
+			continue;
+		}
+		while (fgets(line_, sizeof(line_), f)) {
+			if (sscanf(line_, "%llx-%llx %7s %*s %x:%x %llu %4095[^\n]",
+				   &start, &end, perms, &maj, &min, &ino,
+				   name) < 7 || perms[2] != 'x' || name[0] != '/')
+				continue;
+			for (i = 0; i < nseen; i++)
+				if (seen[i].ino == ino && seen[i].maj == maj &&
+				    seen[i].min == min)
+					break;
+			if (i < nseen)
+				continue;
+			t = realloc(seen, (nseen + 1) * sizeof(*seen));
+			if (!t)
+				break;
+			seen = t;
+			seen[nseen++] = (struct seen_obj) { maj, min, ino };
+			fd = cov_open(atoi(e->d_name), start, end, ino, name);
+			if (fd < 0) {
+				if (errno == ENOENT || errno == ESRCH)
+					continue;	/* it exited */
+				v.state = COV_UNKNOWN;
+				snprintf(v.how, sizeof(v.how),
+					 "cannot open it: %s", strerror(errno));
+			} else {
+				cov_file(c, fd, name, 0, &v);
+				close(fd);
+			}
+			if (v.state == COV_YES)
+				continue;
+			if (v.state == COV_NO)
+				nbad++;
+			else
+				nunknown++;
+			if (nbad + nunknown <= OBJ_SHOWN)
+				printf("%c %-10s %s (pid %s): %s\n",
+				       v.state == COV_NO ? '!' : '?', "", name,
+				       e->d_name, v.how);
+		}
+		fclose(f);
+	}
+	closedir(proc);
+	free(seen);
+	if (nbad + nunknown > OBJ_SHOWN)
+		printf("  %-10s ... and %u more\n", "",
+		       nbad + nunknown - OBJ_SHOWN);
+	if (nbad)
+		line(1, "objects", "%u of the %u object files in use not "
+		     "covered (above): stacks through them are cut where they "
+		     "have no frame pointers", nbad, nseen);
+	if (nunknown || hidden)
+		line(2, "objects", "%u of the %u object files seen not known, "
+		     "%u processes not seen (run it as root)", nunknown, nseen,
+		     hidden);
+	if (!nbad && !nunknown && !hidden)
+		line(0, "objects", "all %u object files in use are covered",
+		     nseen);
 }
 
 /**
@@ -173,10 +294,11 @@ static void show_process(long pid)
  */
 int cmd_status(int argc, char **argv)
 {
-	const char *state = STATE_FILE;
+	const char *state = STATE_FILE, *file = NULL;
 	struct codectl_version v;
 	char ver[64], p[64], *end;
 	long long n, bytes, reader;
+	struct cov_ctx c;
 	long pid = 0;
 
 	if (argc >= 2 && !strcmp(argv[0], "--state")) {
@@ -184,13 +306,22 @@ int cmd_status(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	if (argc == 1) {
+	if (argc == 1 && argv[0][0] >= '0' && argv[0][0] <= '9') {
+		errno = 0;
 		pid = strtol(argv[0], &end, 10);
-		if (!*argv[0] || *end || pid <= 0 || pid > INT32_MAX)
+		if (*end || errno || pid <= 0 || pid > INT32_MAX)
 			argc = 2;
+	} else if (argc == 1) {
+		file = argv[0];
+		if (!*file || access(file, F_OK)) {
+			fprintf(stderr, "codectl status: %s: %s\n", file,
+				*file ? strerror(errno) : "empty name");
+			return 2;
+		}
 	}
 	if (argc > 1) {
-		fputs("usage: codectl status [--state FILE] [PID]\n", stderr);
+		fputs("usage: codectl status [--state FILE] [PID | FILE]\n",
+		      stderr);
 		return 2;
 	}
 	if (codectl_version(&v)) {
@@ -217,16 +348,27 @@ int cmd_status(int argc, char **argv)
 		line(0, "imports", "%lld objects, %.1f MiB of SFrame", n,
 		     bytes / 1048576.0);
 	else
-		line(0, "imports", "(needs root and debugfs to see them)");
+		line(2, "imports", "(needs root and debugfs to see them)");
+	cov_load(&c, state);
 	if (pid)
-		show_process(pid);
-	if (pid)
-		printf("%s\n", off ? "Something is off (lines marked !): some "
-		       "of its stacks will be cut." : "Its stacks will be "
-		       "complete.");
+		show_process(&c, pid);
+	else if (file)
+		show_file(&c, file);
 	else
-		printf("%s\n", off ? "Something is off (lines marked !): some "
-		       "stacks will be cut." : "Stacks will be complete for "
-		       "every object with SFrame or CFI.");
-	return off;
+		show_objects(&c);
+	cov_free(&c);
+	if (off)
+		printf("Something is off (lines marked !): %s will be cut.\n",
+		       pid ? "some of its stacks" : file ?
+		       "stacks through it" : "some stacks");
+	else if (unseen)
+		printf("Cannot tell whether %s be complete (lines marked ?).\n",
+		       pid ? "its stacks will" : file ?
+		       "stacks through it will" : "stacks will");
+	else
+		printf("%s\n", pid ? "Its stacks will be complete." : file ?
+		       "Stacks through it will be complete." :
+		       "Stacks will be complete: every object file in use is "
+		       "covered.");
+	return off ? 1 : unseen ? 3 : 0;
 }

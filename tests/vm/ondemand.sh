@@ -44,8 +44,14 @@
 #     root's python3.11 and perl >= 99% complete; a flood of the user's
 #     distinct objects through the queue while root's python3.11 starts,
 #     covered as promptly as from the cache without the flood.
+# The daemon runs throughout with codectl-daemon.service's capability
+# bounding set and no new privileges; under strace, every system call it
+# makes must be one the unit's SystemCallFilter allows.  codectl status
+# (the summary, PID, FILE) must name what covers an object and why an
+# object is not covered.  Hostile objects: tests/vm/daemon-fuzz.sh, a
+# few rounds.
 # Figures (FIGURE lines): shares, times, the daemon's memory and CPU,
-# the imports' size.
+# the imports' size, the fuzzing's counts.
 
 here=$(dirname "$0")
 . "$here/tap.sh"
@@ -230,10 +236,21 @@ measure() {
 
 # ---- the daemon -------------------------------------------------------------
 
-# daemon_start: start_daemon (tap.sh) with the log of this test, and the
-# mark the figures' times count from.
+# The unit's sandbox, as far as a guest without systemd can have it: the
+# daemon runs with codectl-daemon.service's CapabilityBoundingSet (root
+# with those capabilities only) and no new privileges, throughout.
+unit=$here/codectl-daemon.service
+caps=$(awk -F= '$1 == "CapabilityBoundingSet" { n = split($2, c, " ")
+	for (i = 1; i <= n; i++) { x = tolower(c[i]); sub(/^cap_/, "", x)
+		printf "%s+%s", (i > 1 ? "," : ""), x } }' "$unit")
+[ -n "$caps" ] || { echo "Bail out! no CapabilityBoundingSet in $unit"; exit 1; }
+sandbox="setpriv --bounding-set=-all,$caps --no-new-privs"
+
+# daemon_start: start_daemon (tap.sh) in that sandbox with the log of
+# this test, and the mark the figures' times count from.
 daemon_start() {
-	start_daemon "$log" || return 1
+	# shellcheck disable=SC2086 # the sandbox's words
+	start_daemon "$log" $sandbox || return 1
 	: >"$tmp/mark"
 }
 
@@ -293,6 +310,11 @@ echo "# kernel $(uname -r)"
 
 rm -rf "$cache"
 daemon_start || not_ok "daemon started" "no 'looked at every process' in $log"
+check "sandbox: the daemon has the unit's capabilities ($caps) and no new privileges" \
+	"$(grep -E '^(Cap|NoNewPrivs)' /proc/$daemon_pid/status | tr '\n' ' ')" \
+	eval '[ "$(awk "/^CapEff/ { print \$2 }" /proc/$daemon_pid/status)" = "$(awk "/^CapBnd/ { print \$2 }" /proc/$daemon_pid/status)" ] &&
+	      [ "$(awk "/^CapBnd/ { print \$2 }" /proc/$daemon_pid/status)" != "$(awk "/^CapBnd/ { print \$2 }" /proc/self/status)" ] &&
+	      grep -q "^NoNewPrivs:.*1" /proc/$daemon_pid/status'
 check "codectl status: all well with the daemon running" "$(codectl status)" \
 	codectl status
 check "codectl status: the daemon's counts (what it imported at start)" \
@@ -320,6 +342,27 @@ c0=$(awk '{ print $14 + $15 }' /proc/$daemon_pid/stat)
 measure python3 steady
 c1=$(awk '{ print $14 + $15 }' /proc/$daemon_pid/stat)
 fig "daemon cpu_ticks_during_${secs}s_run $((c1 - c0)) (100 per second)"
+
+# codectl status FILE and PID: python3.11 imported, with the cache entry
+# its content names (the SHA-256 of the whole file, as sha256sum has it).
+key=$(sha256sum /usr/bin/python3.11 | cut -d' ' -f1)
+codectl status /usr/bin/python3.11 >"$tmp/status" 2>&1
+st=$?
+sed 's/^/# /' "$tmp/status"
+check "codectl status FILE: python3.11 imported, cache entry its SHA-256 ($key), exit 0" \
+	"exit $st; $(grep -E '^. file' "$tmp/status" | tail -n 1)" \
+	eval '[ $st -eq 0 ] && grep -q "^  file  *imported, cache entry $key\$" "$tmp/status"'
+start python3
+py=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/status.data" -- sleep 1 >/dev/null 2>&1
+codectl status $py >"$tmp/status" 2>&1
+st=$?
+kill -KILL $py 2>/dev/null
+wait $py 2>/dev/null
+sed 's/^/# /' "$tmp/status"
+check "codectl status PID: python3.11's mapping walked with its import, cache entry $key, exit 0" \
+	"exit $st; $(grep python3.11 "$tmp/status")" \
+	eval '[ $st -eq 0 ] && grep -q "^[0-9a-f-]* SFrame, imported, cache entry $key .*/usr/bin/python3.11\$" "$tmp/status"'
 
 # The control: no daemon, nothing imported, the module loaded afresh.
 stop_daemon
@@ -491,27 +534,68 @@ check "overflow: then >= 99% complete, no frame not code" \
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 
-# Hostile objects: 40 copies of libz with random bytes written over
-# random places.  The daemon's synthesis children may fail or die; the
-# daemon does not, and what it imports the module checked.
-mkdir -p "$tmp/hostile"
+
+# The unit's system call filter and ProcSubset=pid, as far as a guest
+# without systemd can check them: the daemon, sandboxed as above, under
+# strace, on an empty cache of its own and with nothing imported: its look
+# at every process, then python3.11 queued by an unwind, synthesised (in
+# children) and imported.  Every system call it or a child makes must be
+# in the set SystemCallFilter allows (scripts/unit-security.sh --syscalls,
+# made on the host: /tests/unit-syscalls), every /proc file it opens a
+# process's.  (The filter itself, DeviceAllow and the mount sandbox are
+# systemd's doing: not applied here.)
+stop_daemon
+codectl import --clear
+rm -rf "$tmp/strace-cache"
+$sandbox strace -f -qq -o "$tmp/strace.out" codectl daemon --cache "$tmp/strace-cache" \
+	--state "$tmp/strace.state" >"$tmp/strace.log" 2>&1 &
+spid=$!
 i=0
-while [ $i -lt 40 ]; do
-	f=$tmp/hostile/h$i.so
-	cp /usr/lib/x86_64-linux-gnu/libz.so.1 "$f"
-	size=$(stat -c %s "$f")
-	j=0
-	while [ $j -lt 8 ]; do
-		off=$(awk -v s="$size" -v r="$i$j" 'BEGIN { srand(r); printf "%d", 64 + rand() * (s - 80) }')
-		head -c 16 /dev/urandom | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
-		j=$((j + 1))
-	done
+while ! grep -q "looked at every process" "$tmp/strace.log" && [ $i -lt 1200 ]; do
 	i=$((i + 1))
+	sleep 0.1
 done
-check "hostile objects: the daemon's --prime survives 40 damaged copies of libz" \
-	"see the lines '# hostile:'" \
-	eval 'codectl daemon --cache "$tmp/hostile-cache" --prime "$tmp/hostile" >"$tmp/hostile.out" 2>&1 && grep -q "^child_maxrss_kb" "$tmp/hostile.out"'
-sed 's/^/# hostile: /' "$tmp/hostile.out"
+start python3
+py=$!
+perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/strace.data" -- sleep 2 >/dev/null 2>&1
+i=0
+while ! grep -q "imported /usr/bin/python3.11" "$tmp/strace.log" && [ $i -lt 1200 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+kill -KILL $py 2>/dev/null
+wait $py 2>/dev/null
+read -r traced _ <"/proc/$spid/task/$spid/children"
+kill "$traced"
+wait $spid
+check "sandbox: under strace, the daemon synthesised and imported python3.11" \
+	"$(tail -n 3 "$tmp/strace.log")" \
+	eval 'grep -q "synthesised /usr/bin/python3.11" "$tmp/strace.log" && grep -q "imported /usr/bin/python3.11" "$tmp/strace.log"'
+sed -n 's/^[0-9][0-9]* *\([a-z0-9_]*\)(.*/\1/p' "$tmp/strace.out" | sort -u >"$tmp/syscalls"
+outside=$(grep -vxF -f /tests/unit-syscalls "$tmp/syscalls" | tr '\n' ' ')
+echo "# system calls the daemon made: $(tr '\n' ' ' <"$tmp/syscalls")"
+check "sandbox: every system call of the daemon and its children ($(wc -l <"$tmp/syscalls")) is in the unit's SystemCallFilter" \
+	"not allowed: $outside" eval '[ -s "$tmp/syscalls" ] && [ -z "$outside" ]'
+procs=$(grep -o '"/proc[^"]*"' "$tmp/strace.out" | sort -u |
+	grep -vE '^"/proc/?"$|^"/proc/(self|thread-self|[0-9]+)(/[^"]*)?"$' | tr '\n' ' ')
+check "sandbox: nothing in /proc but processes' files opened (ProcSubset=pid)" \
+	"opened: $procs" [ -z "$procs" ]
+
+# Hostile objects (tests/vm/daemon-fuzz.sh, a few rounds here; many on
+# the debug kernel): mutated copies of libz, liblzma and libc through the
+# sandboxed daemon's --prime, its cache and the queue.  No daemon crash,
+# every cache entry what its content alone gives.
+DFZ_RUN=$sandbox sh "$here/daemon-fuzz.sh" "${DFZ_ROUNDS:-2}" "${DFZ_FILES:-16}" >"$tmp/fuzz.out" 2>&1
+st=$?
+sed 's/^/# /' "$tmp/fuzz.out"
+fuzz=$(grep '^daemon-fuzz:' "$tmp/fuzz.out")
+fig "${fuzz:-daemon-fuzz: no figures}"
+check "hostile objects: the daemon fuzzed, no crash, its cache entries true to their contents" \
+	"exit $st; $(grep '^not ok' "$tmp/fuzz.out" | head -n 3 | tr '\n' ' ')" [ $st -eq 0 ]
+# The hostile imports dropped; the daemon back, covering what runs.
+codectl import --clear
+: >"$log"
+daemon_start
 
 # An import of a file removed since: dropped (the daemon prunes at start).
 # A busybox (no CFI) runs from here on: the daemon's look at the running
@@ -579,6 +663,31 @@ for attack in nocfi wrongcfi; do
 	wait_verdict "$tmp/eve/python3.11"
 	check "poisoning ($attack): the daemon met the look-alike first" \
 		"$(grep "$tmp/eve" "$log" | tail -n 2)" grep -q "synthesis.* $tmp/eve/python3.11" "$log"
+	if [ $attack = nocfi ]; then
+		# What codectl status says while the look-alike without CFI
+		# runs: it is not covered, and why (the entry of its content).
+		# ($reason: tap.sh's check() sets $why.)
+		key=$(sha256sum "$tmp/eve/python3.11" | cut -d' ' -f1)
+		reason="no CFI, per cache entry $key"
+		codectl status >"$tmp/status" 2>&1
+		st=$?
+		sed 's/^/# /' "$tmp/status"
+		check "codectl status: an object in use not covered: says which and why, exit 1" \
+			"exit $st; $(tail -n 2 "$tmp/status" | tr '\n' ' ')" \
+			eval '[ $st -eq 1 ] && grep -q "^! *$tmp/eve/python3.11 (pid [0-9]*): $reason\$" "$tmp/status" &&
+			      grep -q "^! objects  *[1-9][0-9]* of the [0-9]* object files in use not covered" "$tmp/status" &&
+			      ! grep -q "Stacks will be complete" "$tmp/status"'
+		codectl status $eve >"$tmp/status" 2>&1
+		st=$?
+		check "codectl status PID: the look-alike's mapping has no rules, and why, exit 1" \
+			"exit $st; $(grep "$tmp/eve" "$tmp/status")" \
+			eval '[ $st -eq 1 ] && grep -q "^[0-9a-f-]* no rules: frame pointers only; $reason .*$tmp/eve/python3.11\$" "$tmp/status"'
+		codectl status "$tmp/eve/python3.11" >"$tmp/status" 2>&1
+		st=$?
+		check "codectl status FILE: the look-alike has no CFI, per its own entry, exit 1" \
+			"exit $st; $(grep file "$tmp/status")" \
+			eval '[ $st -eq 1 ] && grep -q "^! file  *$reason\$" "$tmp/status"'
+	fi
 	kill -KILL "$eve" 2>/dev/null
 	ls -l --full-time /usr/bin/python3.11 "$tmp/eve/python3.11" | sed 's/^/# /'
 	measure python3 "poison-$attack-first"
@@ -691,6 +800,17 @@ stop_daemon
 fig "shares guest_seconds $(($(date +%s) - shares_t0))"
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
+# Bad arguments: exit 2 with a message; a file that is not an object: 1.
+for a in /nonexistent '' 99999999999 -5 "1 2"; do
+	codectl status "$a" >"$tmp/status" 2>&1
+	st=$?
+	check "codectl status '$a': exit 2, with a message" "exit $st: $(cat "$tmp/status")" \
+		eval '[ $st -eq 2 ] && [ -s "$tmp/status" ]'
+done
+codectl status /etc/passwd >"$tmp/status" 2>&1
+st=$?
+check "codectl status /etc/passwd: not an object, exit 1" "exit $st: $(grep file "$tmp/status")" \
+	eval '[ $st -eq 1 ] && grep -q "^! file  *not an x86-64 ELF object" "$tmp/status"'
 rmmod codectl
 echo "# the daemon's log, last lines:"
 tail -n 20 "$log" | sed 's/^/# /'

@@ -246,9 +246,9 @@ perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/discover.data" -p $rpid -- \
 codectl status $rpid >"$tmp/status" 2>&1
 stop
 sed 's/^/# /' "$tmp/status"
-check "codectl status PID with the daemon: libnode.so.108 walked with SFrame" \
+check "codectl status PID with the daemon: libnode.so.108 walked with its import's SFrame" \
 	"$(grep libnode "$tmp/status")" \
-	eval 'grep -q "^[0-9a-f-]* SFrame .*libnode.so.108" "$tmp/status"'
+	eval 'grep -q "^[0-9a-f-]* SFrame, imported, cache entry [0-9a-f]* .*libnode.so.108" "$tmp/status"'
 for rt in $runtimes; do
 	measure $rt dwarf --call-graph dwarf,16384
 done

@@ -34,16 +34,19 @@ harm_counts() {
 		/sys/kernel/debug/codectl/hooks
 }
 
-# start_daemon LOG: `codectl daemon` in the background, its output
-# appended to LOG, its pid in daemon_pid; returns once its first look at
-# the processes is done, or 1 after 60 s (LOG then printed as comments).
+# start_daemon LOG [WRAPPER...]: `codectl daemon` in the background (run
+# by WRAPPER, e.g. setpriv, if given), its output appended to LOG, its pid
+# in daemon_pid; returns once its first look at the processes is done, or
+# 1 after 60 s (LOG then printed as comments).
 start_daemon() {
-	codectl daemon >>"$1" 2>&1 &
+	daemon_log=$1
+	shift
+	"$@" codectl daemon >>"$daemon_log" 2>&1 &
 	daemon_pid=$!
 	i=0
-	while ! grep -q "looked at every process" "$1" 2>/dev/null; do
+	while ! grep -q "looked at every process" "$daemon_log" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 600 ] || { sed 's/^/# /' "$1"; return 1; }
+		[ $i -lt 600 ] || { sed 's/^/# /' "$daemon_log"; return 1; }
 		sleep 0.1
 	done
 }
