@@ -224,6 +224,28 @@ vm_arm64_stage() {
 		-- sh /tests/arm64-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
+# perf on arm64: Debian's arm64 perf (scripts/stage-arm64-root.sh, with
+# its libraries) samples the cross-built tracees (SFrame, and SFrame with
+# PAC-signed return addresses) without the module and with it
+# (tests/vm/arm64-perf.sh).
+tracers_arm64_stage() {
+	local series=$1 ko out root
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	out=$(dirname "$ko")/../tests-arm64
+	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
+		-A "$root/usr/bin/perf:/usr/bin/perf" \
+		-A "$root/lib:/usr/lib/aarch64-linux-gnu" \
+		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
+		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
+		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
+}
+
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
 # module's tracer hooks (tests/vm/tracers.sh).  bpftrace's LLVM wants 3 GB.
 # The audit module's namespace looks ld.so up by its soname where Debian
@@ -412,8 +434,9 @@ stages_a() {
 	local s
 	for s in "$@"; do
 		if [[ $s == *-arm64 ]]; then
-			# arm64, in progress: the first guest tests.
+			# arm64, in progress: the first guest tests, perf.
 			run_stage "vm-$s" vm_arm64_stage "$s"
+			run_stage "tracers-$s" tracers_arm64_stage "$s"
 			continue
 		fi
 		run_stage "vm-$s" vm_stage "$s"
