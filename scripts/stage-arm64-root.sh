@@ -4,7 +4,7 @@
 # An arm64 userland for the arm64 guests' perf tests (tests/vm/arm64-perf.sh):
 # Debian bookworm's own perf (linux-perf:arm64, bookworm's newest) and
 # the shared libraries it loads, from Debian's archive (apt-get download
-# of the arm64 .debs: scripts/setup.sh arm64 adds dpkg's arm64
+# of the arm64 .debs: scripts/setup.sh adds dpkg's arm64
 # architecture), unpacked into DIR, never installed on the host.
 # Idempotent.
 #
@@ -37,7 +37,7 @@ if [ -x "$dir/usr/bin/perf" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stam
 	exit 0
 fi
 apt-cache show linux-perf:arm64 >/dev/null 2>&1 ||
-	{ echo "stage-arm64-root.sh: no arm64 packages (scripts/setup.sh arm64)" >&2; exit 1; }
+	{ echo "stage-arm64-root.sh: no arm64 packages (scripts/setup.sh)" >&2; exit 1; }
 
 # deps PKG...: the candidates' Depends and Pre-Depends, first
 # alternative, library packages only (one apt-cache for them all: each

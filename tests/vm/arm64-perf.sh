@@ -103,6 +103,7 @@ perf_run() {
 # expect NAME "TOTAL COMPLETE FRAMES UNKNOWN" OP PERCENT: OP ge or le
 expect() {
 	name=$1 op=$3 pct=$4
+	# shellcheck disable=SC2086 # four words
 	set -- $2
 	echo "# $name: $2 of $1 samples in tr_leaf complete; $4 of $3 frames outside code"
 	if [ "${1:-0}" -lt 20 ]; then
@@ -124,6 +125,7 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 check "the CPU has pointer authentication" "no paca in /proc/cpuinfo" \
 	grep -q -w paca /proc/cpuinfo
 # The PAC build signs its return addresses: paciasp (0xd503233f) in it.
+# shellcheck disable=SC2016 # sh -c's script
 check "tracee-pac is PAC-signed, tracee-v3 is not" "paciasp count" \
 	sh -c '[ "$(od -An -tx4 -v "$1/tracee-pac" | grep -c d503233f)" -gt 0 ] &&
 	       [ "$(od -An -tx4 -v "$1/tracee-v3" | grep -c d503233f)" -eq 0 ]' \
@@ -136,14 +138,14 @@ for v in v3 pac; do
 done
 
 check "codectl.ko loads" "insmod failed" insmod "$ko"
-check "hook on perf_callchain_user attached" "$(cat "$hooks" 2>&1 | head -n 3)" \
+check "hook on perf_callchain_user attached" "$(head -n 3 "$hooks" 2>&1)" \
 	[ "$(hook_counter perf_callchain_user attached)" = 1 ]
 for v in v3 pac; do
 	before=$(hook_counter perf_callchain_user redirected)
 	r=$(perf_run "$v-with" "$dir/tracee-$v")
 	after=$(hook_counter perf_callchain_user redirected)
 	expect "perf -g, tracee-$v, with codectl" "$r" ge 99
-	# shellcheck disable=SC2046 # four words
+	# shellcheck disable=SC2086 # four words
 	set -- $r
 	check "perf -g, tracee-$v, with codectl: no frame outside code" \
 		"$4 of $3 frames in no object perf knows" \
