@@ -28,12 +28,13 @@
 #                  signed; loaded in a guest; upgraded; purged (and the
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
-#   build-SERIES-arm64, vm-SERIES-arm64 (opt-in, never by default: name
-#                  the series, e.g. scripts/check.sh 6.12-arm64; needs
-#                  scripts/setup.sh arm64) the module cross-built for
-#                  Debian's arm64 kernel, clean under sparse, and in an
-#                  arm64 guest (qemu-system-aarch64) the first guest
-#                  tests (tests/vm/arm64-suite.sh); no other stage yet
+#   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64 (6.12-arm64
+#                  by default, 6.1-arm64 when named) the module
+#                  cross-built for Debian's arm64 kernel, clean under
+#                  sparse; in an arm64 guest (qemu-system-aarch64) the
+#                  first guest tests (tests/vm/arm64-suite.sh) and
+#                  Debian's arm64 perf (tests/vm/arm64-perf.sh); no other
+#                  stage yet
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
@@ -55,7 +56,7 @@
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
 # fails its stage (scripts/vm-run.sh, KERNEL_PROBLEMS).
 #
-# Default series: 6.1 and 6.12, and 7.2 when its toolchain (the sid root
+# Default series: 6.1, 6.12 and 6.12-arm64, and 7.2 when its toolchain (the sid root
 # with gcc-16, `make toolchain-7.2`) is built; without it 7.2 is skipped,
 # which the summary and the last line say ("SKIPPED"), and which counts as
 # neither passed nor failed.  A series named on the command line is run
@@ -106,6 +107,7 @@ if [ $# -eq 0 ]; then
 		skip_lines+=("$(printf '%-12s SKIPPED: %s' "7.2" "$why")")
 		echo "check: 7.2 SKIPPED (not run, not counted as passed): $why"
 	fi
+	set -- "$@" 6.12-arm64
 fi
 
 # run_stage NAME COMMAND...: run, tee the log, add up its counts.  With
@@ -225,6 +227,28 @@ vm_arm64_stage() {
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/arm64-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
+}
+
+# perf on arm64: Debian's arm64 perf (scripts/stage-arm64-root.sh, with
+# its libraries) samples the cross-built tracees (SFrame, and SFrame with
+# PAC-signed return addresses) without the module and with it
+# (tests/vm/arm64-perf.sh).
+tracers_arm64_stage() {
+	local series=$1 ko out root
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	out=$(dirname "$ko")/../tests-arm64
+	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
+		-A "$root/usr/bin/perf:/usr/bin/perf" \
+		-A "$root/lib:/usr/lib/aarch64-linux-gnu" \
+		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
+		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
+		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
 }
 
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
@@ -440,15 +464,11 @@ wait_stages() {
 
 # The stages of the kernels named: the guest suite, the tracer and the
 # runtime tests (stages_a), the on-demand tests, the fixtures' verdicts
-# and DKMS (stages_b).
+# and DKMS (stages_b); an arm64 kernel's stages in stages_b.
 stages_a() {
 	local s
 	for s in "$@"; do
-		if [[ $s == *-arm64 ]]; then
-			# arm64, in progress: the first guest tests.
-			run_stage "vm-$s" vm_arm64_stage "$s"
-			continue
-		fi
+		[[ $s != *-arm64 ]] || continue
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
 		run_stage "runtimes-$s" runtimes_stage "$s"
@@ -458,7 +478,12 @@ stages_a() {
 stages_b() {
 	local s
 	for s in "$@"; do
-		[[ $s != *-arm64 ]] || continue
+		if [[ $s == *-arm64 ]]; then
+			# arm64, in progress: the first guest tests, perf.
+			run_stage "vm-$s" vm_arm64_stage "$s"
+			run_stage "tracers-$s" tracers_arm64_stage "$s"
+			continue
+		fi
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"

@@ -19,18 +19,16 @@
 #
 #   scripts/setup.sh [arm64]
 #
-# "arm64" (opt-in, arm64 support in progress: docs/testing.md) also adds
-# dpkg's arm64 architecture (for apt-get download of busybox-static:arm64
-# and the arm64 kernels; nothing arm64 is installed into this root),
-# qemu-system-arm (qemu-system-aarch64), the arm64 cross libc
-# (libc6-dev-arm64-cross: the guest's static test programs) and fetches
-# the 6.12-arm64 kernel.  Without it nothing of this is done, so that the
-# x86-64 setup stays as it is.
+# arm64 (6.12-arm64 is in the default run: docs/testing.md): dpkg's arm64
+# architecture (for apt-get download of busybox-static:arm64, the arm64
+# kernels and scripts/stage-arm64-root.sh's perf and libraries; nothing
+# arm64 is installed into this root), qemu-system-arm
+# (qemu-system-aarch64), the arm64 cross libc (libc6-dev-arm64-cross: the
+# guest's test programs) and the 6.12-arm64 kernel.  The argument "arm64"
+# is still taken, and changes nothing.
 set -euo pipefail
-arm64=0
 case ${1:-} in
-arm64) arm64=1 ;;
-"") ;;
+arm64 | "") ;;
 *) echo "usage: scripts/setup.sh [arm64]" >&2; exit 2 ;;
 esac
 
@@ -64,7 +62,7 @@ Pin-Priority: 100
 PIN
 
 stamp=/var/lib/apt/codectl-updated
-if [ $arm64 = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	dpkg --add-architecture arm64
 	rm -f "$stamp"
 fi
@@ -96,10 +94,8 @@ apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 # image, initramfs-tools and a backported systemd with them.
 "$(dirname "$0")/kernels.sh" fetch all
 
-if [ $arm64 = 1 ]; then
-	apt-get install -y -q --no-install-recommends qemu-system-arm \
-		libc6-dev-arm64-cross
-	"$(dirname "$0")/kernels.sh" fetch 6.12-arm64
-fi
+apt-get install -y -q --no-install-recommends qemu-system-arm \
+	libc6-dev-arm64-cross
+"$(dirname "$0")/kernels.sh" fetch 6.12-arm64
 
 echo "setup.sh: done"

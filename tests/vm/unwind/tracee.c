@@ -49,12 +49,23 @@ static void tr_alarm(int sig)
 static inline void tr_nanosleep(void)
 {
 	struct timespec ts = { 0, 1000000 };
+#if defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_nanosleep;
+	register long x0 __asm__("x0") = (long)&ts;
+	register long x1 __asm__("x1") = 0;
+
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1)
+			 : "memory");
+#else
 	long ret;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "0"((long)SYS_nanosleep), "D"(&ts), "S"(0L)
 			 : "rcx", "r11", "memory");
+#endif
 }
 
 NOIPA void tr_leaf(int depth)

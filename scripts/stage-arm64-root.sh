@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# An arm64 userland for the arm64 guests' perf tests (tests/vm/arm64-perf.sh):
+# Debian bookworm's own perf (linux-perf:arm64, bookworm's newest) and
+# the shared libraries it loads, from Debian's archive (apt-get download
+# of the arm64 .debs: scripts/setup.sh adds dpkg's arm64
+# architecture), unpacked into DIR, never installed on the host.
+# Idempotent.
+#
+#   scripts/stage-arm64-root.sh DIR      prints DIR
+#
+# DIR/usr/bin/perf, and in DIR/lib one file per soname (the library it
+# names, not a link): the objects perf needs, closed over their own
+# DT_NEEDED, and every shared object of libc6:arm64 (libc, libm, libdl,
+# ld-linux-aarch64.so.1, ... for the programs the tests build).  A guest
+# takes DIR/lib as /usr/lib/aarch64-linux-gnu, and ld-linux-aarch64.so.1
+# at /lib/ld-linux-aarch64.so.1.  A soname nothing here provides fails
+# the staging.
+#
+# The packages are linux-perf's Depends and theirs in turn, library
+# packages only (lib*, zlib1g): perl and python3 themselves, perl-modules-5.36 and the
+# python3.11 standard library are left out (perf record and perf script
+# -F do not start the interpreters whose libraries perf links).
+set -euo pipefail
+dir=$1
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9
+readelf=$("$(dirname "$0")/toolchains.sh" dir 2.47-aarch64)/bin/readelf
+[ -x "$readelf" ] || "$(dirname "$0")/toolchains.sh" fetch >&2
+ver=$(apt-cache madison linux-perf | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+[ -n "$ver" ] || { echo "stage-arm64-root.sh: no linux-perf of bookworm (apt-get update?)" >&2; exit 1; }
+stamp="linux-perf $ver layout 1"
+if [ -x "$dir/usr/bin/perf" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
+	echo "$dir"
+	exit 0
+fi
+apt-cache show linux-perf:arm64 >/dev/null 2>&1 ||
+	{ echo "stage-arm64-root.sh: no arm64 packages (scripts/setup.sh)" >&2; exit 1; }
+
+# deps PKG...: the candidates' Depends and Pre-Depends, first
+# alternative, library packages only (one apt-cache for them all: each
+# reads the whole cache).
+deps() {
+	apt-cache show --no-all-versions "${@/%/:arm64}" |
+	sed -n 's/^\(Pre-\)\{0,1\}Depends: //p' | tr ',' '\n' |
+	sed 's/|.*//; s/(.*)//; s/[[:space:]]//g; s/:any$//' |
+	grep -E '^(lib|zlib1g)' | grep -v -E -e '-(stdlib|minimal)$' -e '^perl-modules' |
+	sort -u
+}
+declare -A seen=([linux-perf]=1)
+level=(linux-perf) pkgs=("linux-perf:arm64=$ver")
+while [ ${#level[@]} -gt 0 ]; do
+	next=()
+	for d in $(deps "${level[@]}"); do
+		[ -z "${seen[$d]:-}" ] || continue
+		seen[$d]=1 next+=("$d") pkgs+=("$d:arm64")
+	done
+	level=("${next[@]}")
+done
+
+rm -rf "$dir"
+mkdir -p "$dir/debs" "$dir/root" "$dir/lib" "$dir/usr/bin"
+(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "${pkgs[@]}") >&2
+for d in "$dir"/debs/*.deb; do
+	dpkg-deb -x "$d" "$dir/root"
+done
+cp -L "$dir/root/usr/bin/perf" "$dir/usr/bin/perf"
+
+# find_lib SONAME: its file in the unpacked packages' library directories.
+find_lib() {
+	local d
+	for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib; do
+		[ ! -e "$dir/root/$d/$1" ] || { echo "$dir/root/$d/$1"; return 0; }
+	done
+	return 1
+}
+needed() {
+	"$readelf" -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+# libc6's shared objects, then perf's closure.
+todo=($(dpkg-deb -c "$dir"/debs/libc6_*_arm64.deb |
+	grep -o -E '[^/ ]+\.so(\.[0-9]+)+$' | sort -u) $(needed "$dir/usr/bin/perf"))
+while [ ${#todo[@]} -gt 0 ]; do
+	so=${todo[0]} todo=("${todo[@]:1}")
+	[ ! -e "$dir/lib/$so" ] || continue
+	f=$(find_lib "$so") ||
+		{ echo "stage-arm64-root.sh: no package here provides $so" >&2; exit 1; }
+	cp -L "$f" "$dir/lib/$so"
+	todo+=($(needed "$dir/lib/$so"))
+done
+rm -rf "$dir/root"
+echo "$stamp" >"$dir/.version"
+echo "$dir"

@@ -1,0 +1,166 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf on arm64 (scripts/check.sh's tracers-SERIES-arm64), run by
+# busybox's sh in an arm64 guest: Debian bookworm's arm64 perf, unchanged
+# (scripts/stage-arm64-root.sh), samples programs built for aarch64 with
+# --gsframe and without frame records, and gets their whole user stacks
+# once codectl.ko is loaded (its kprobe on perf_callchain_user).
+#
+#   arm64-perf.sh MODULE.ko DIR
+#
+# DIR holds the tracees (tests/vm/unwind/tracee.c, make -C tests/vm
+# arm64): tracee-v3 (-O2 -fomit-frame-pointer -Wa,--gsframe, binutils
+# 2.47's aarch64 assembler: SFrame v3) and tracee-pac (the same with
+# -mbranch-protection=standard: its return addresses are signed with
+# paciasp before they are saved, so that each saved x30 carries a pointer
+# authentication code in its top bits).  Each runs main -> tr_f1 .. tr_f7
+# -> tr_leaf; a sample in tr_leaf is complete when its stack starts with
+# those nine frames in order.  Each is made both ways in the same boot:
+#   - without the module (the kernel's frame-record walk): <= 5% complete,
+#     so that the figures below come from codectl, not from the kernel;
+#   - with codectl.ko (discovery: nothing registered): >= 99% complete,
+#     the hook counted its walks and SFrame found frames, and no frame
+#     outside code: every frame of every sample in an object perf knows
+#     (perf script's dso is not "[unknown]"), signed return addresses
+#     included (a PAC left in an address puts it outside every mapping).
+# FIGURE lines: the shares.  The last line is "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+ko=$1 dir=$2
+hooks=/sys/kernel/debug/codectl/hooks
+tmp=${TMPDIR:-/tmp}/arm64-perf.$$
+chain="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1 main"
+mkdir -p "$tmp"
+
+. "$here/tap.sh"
+
+fig() { echo "FIGURE $*"; }
+
+hook_counter() {
+	awk -v f="$1" -v k="$2" '$1 == f {
+		for (i = 2; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' "$hooks"
+}
+
+# perf_run NAME TRACEE: 3 s of perf record -g; prints "TOTAL COMPLETE
+# FRAMES UNKNOWN": the samples in tr_leaf, those complete, every frame of
+# every sample and those perf knows no object for.
+perf_run() {
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/$1.data" -- \
+		"$2" 3 2>"$tmp/$1.err" >/dev/null
+	perf script -i "$tmp/$1.data" --no-inline -F comm,ip,sym,dso \
+		2>"$tmp/$1.script.err" | awk -v chain="$chain" '
+	BEGIN { nw = split(chain, want, " ") }
+	function num(h,   i, v) {
+		for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+		return v
+	}
+	function done() {
+		if (k == 0 || sym[1] != "tr_leaf")
+			return
+		# perf (not the kernel) adds the leaf'"'"'s caller from the
+		# sampled x30, as its DWARF unwinder reports a caller: the
+		# return address less 1, before the callchain'"'"'s own frame 1.
+		if (k >= 3 && num(ip[2]) + 1 == num(ip[3])) {
+			for (i = 2; i < k; i++) {
+				sym[i] = sym[i + 1]
+				ip[i] = ip[i + 1]
+			}
+			k--
+			frames--
+			added++
+		}
+		total++
+		for (i = 1; i <= nw && want[i] == sym[i]; i++)
+			;
+		if (i > nw)
+			complete++
+		else if (!shown++) {
+			printf "#" >"/dev/stderr"
+			for (i = 1; i <= k; i++)
+				printf " %s", sym[i] >"/dev/stderr"
+			printf "\n" >"/dev/stderr"
+		}
+	}
+	/^[^ \t]/ { done(); k = 0; next }
+	/^[ \t]+[0-9a-f]+ / {
+		sym[++k] = $2
+		ip[k] = $1
+		frames++
+		if ($NF == "([unknown])")
+			unknown++
+	}
+	END {
+		done()
+		printf "# %d samples: perf added x30 less 1\n", added >"/dev/stderr"
+		printf "%d %d %d %d\n", total, complete, frames, unknown
+	}' \
+		2>"$tmp/$1.incomplete"
+	# The first incomplete stack, for the log.
+	sed 's/^#/# '"$1"':/' "$tmp/$1.incomplete" >&2
+}
+
+# expect NAME "TOTAL COMPLETE FRAMES UNKNOWN" OP PERCENT: OP ge or le
+expect() {
+	name=$1 op=$3 pct=$4
+	# shellcheck disable=SC2086 # four words
+	set -- $2
+	echo "# $name: $2 of $1 samples in tr_leaf complete; $4 of $3 frames outside code"
+	if [ "${1:-0}" -lt 20 ]; then
+		not_ok "$name" "only ${1:-0} samples in tr_leaf (want >= 20)"
+		return
+	fi
+	if [ "$op" = ge ]; then
+		check "$name: >= $pct% complete" "$2 of $1 complete" \
+			[ $(($2 * 100)) -ge $((pct * $1)) ]
+	else
+		check "$name: <= $pct% complete" "$2 of $1 complete" \
+			[ $(($2 * 100)) -le $((pct * $1)) ]
+	fi
+}
+
+echo "# perf on arm64: $(uname -r) ($(uname -m)), $(perf version)"
+echo 0 >/proc/sys/kernel/randomize_va_space
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+check "the CPU has pointer authentication" "no paca in /proc/cpuinfo" \
+	grep -q -w paca /proc/cpuinfo
+# The PAC build signs its return addresses: paciasp (0xd503233f) in it.
+# shellcheck disable=SC2016 # sh -c's script
+check "tracee-pac is PAC-signed, tracee-v3 is not" "paciasp count" \
+	sh -c '[ "$(od -An -tx4 -v "$1/tracee-pac" | grep -c d503233f)" -gt 0 ] &&
+	       [ "$(od -An -tx4 -v "$1/tracee-v3" | grep -c d503233f)" -eq 0 ]' \
+	sh "$dir"
+
+for v in v3 pac; do
+	r=$(perf_run "$v-without" "$dir/tracee-$v")
+	expect "perf -g, tracee-$v, without the module" "$r" le 5
+	fig "arm64 perf tracee-$v without codectl: $(echo "$r" | awk '{ printf "%d/%d complete", $2, $1 }')"
+done
+
+check "codectl.ko loads" "insmod failed" insmod "$ko"
+check "hook on perf_callchain_user attached" "$(head -n 3 "$hooks" 2>&1)" \
+	[ "$(hook_counter perf_callchain_user attached)" = 1 ]
+for v in v3 pac; do
+	before=$(hook_counter perf_callchain_user redirected)
+	r=$(perf_run "$v-with" "$dir/tracee-$v")
+	after=$(hook_counter perf_callchain_user redirected)
+	expect "perf -g, tracee-$v, with codectl" "$r" ge 99
+	# shellcheck disable=SC2086 # four words
+	set -- $r
+	check "perf -g, tracee-$v, with codectl: no frame outside code" \
+		"$4 of $3 frames in no object perf knows" \
+		[ "${3:-0}" -gt 0 -a "${4:-1}" -eq 0 ]
+	check "perf -g, tracee-$v: the hook did those walks" \
+		"redirected $before -> $after" [ "${after:-0}" -gt "${before:-0}" ]
+	fig "arm64 perf tracee-$v with codectl: $2/$1 complete, $4/$3 frames outside code"
+done
+sframe=$(awk '$1 == "perf_callchain_user" && $2 == "frames" {
+	for (i = 3; i < NF; i++) if ($i == "sframe") print $(i + 1) }' "$hooks")
+check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
+	[ "${sframe:-0}" -gt 0 ]
+echo "# $(grep perf_callchain_user "$hooks" | tr '\n' ';')"
+check "codectl unloads" "rmmod failed" rmmod codectl
+
+rm -rf "$tmp"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
