@@ -4,7 +4,7 @@
  * libsframe's sframe_find_fre(), on every pc of an ELF file's functions,
  * measured side by side in one run.
  *
- *   bench-decoder ELF [SECONDS [PCS]]
+ *   bench-decoder ELF [SECONDS [PCS [SIDE]]]
  *
  * Each lookup yields a complete rule: ours is sframe_find() (binary
  * search, FRE scan, CFA/RA/FP decoded); libsframe's is sframe_find_fre()
@@ -26,9 +26,10 @@
  * configurations disagree.
  *
  * SECONDS 0 runs one pass of each side over the first PCS shuffled pcs
- * (all by default): what bench-cost.sh runs under cachegrind to count
- * each side's instructions and cache misses per lookup (pass_*() and
- * lib_pass() are kept out of line for it).
+ * (0: all), and SIDE (a key of sd[] below, or "none") only that side:
+ * what bench-cost.sh runs under cachegrind to count each side's
+ * instructions and cache misses per lookup, as the difference between
+ * a run of the side and a run of none.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -170,6 +171,7 @@ PASS_REF(pass_bucket_bsearch, ref_bucket)
 /* One side of the benchmark: its time, rounds, pcs found and checksum. */
 struct side {
 	const char *name;
+	const char *key;
 	double t;
 	uint64_t rounds;
 	size_t found;
@@ -187,13 +189,16 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 2.0, t;
 	size_t n = 0, cap = 1 << 20, i, k, limit;
+	const char *only = argc > 4 ? argv[4] : NULL;
 	struct side sd[NR_SIDES] = {
-		[OURS] = { "ours, indexed:" },
-		[PLAIN] = { "ours, no index:" },
-		[FLAT] = { "ours, flat:" },
-		[REF_PLAIN] = { "flat arrays, plain binary search:" },
-		[REF_BUCKET] = { "flat arrays, buckets + branching search:" },
-		[LIB] = { "libsframe:" },
+		[OURS] = { "ours, indexed:", "indexed" },
+		[PLAIN] = { "ours, no index:", "noindex" },
+		[FLAT] = { "ours, flat:", "flat" },
+		[REF_PLAIN] = { "flat arrays, plain binary search:",
+				"plain-bsearch" },
+		[REF_BUCKET] = { "flat arrays, buckets + branching search:",
+				 "bucket-bsearch" },
+		[LIB] = { "libsframe:", "libsframe" },
 	};
 	uint64_t *pcs;
 	struct sframe_flat flat;
@@ -206,7 +211,7 @@ int main(int argc, char **argv)
 	void *d;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench-decoder ELF [SECONDS [PCS]]\n");
+		fprintf(stderr, "usage: bench-decoder ELF [SECONDS [PCS [SIDE]]]\n");
 		return 2;
 	}
 	if (elf_find_sframe(argv[1], &es) ||
@@ -269,6 +274,10 @@ int main(int argc, char **argv)
 		for (k = 0; k < NR_SIDES; k++) {
 			struct side *s = &sd[k];
 
+			if (only && strcmp(only, s->key)) {
+				s->t = secs;	/* not run */
+				continue;
+			}
 			t = now();
 			switch (k) {
 			case OURS:
@@ -298,6 +307,14 @@ int main(int argc, char **argv)
 		for (done = 1, k = 0; k < NR_SIDES; k++)
 			done &= sd[k].t >= secs;
 	} while (!done);
+	if (only) {
+		printf("only %s: one pass of %zu pcs\n", only, n);
+		lib_close(d);
+		flat_free(&flat);
+		free(idx);
+		free(pcs);
+		return 0;
+	}
 	for (k = 0; k < NR_SIDES; k++)
 		printf("%-42s %12.0f lookups/s (%zu of %zu pcs found)\n",
 		       sd[k].name, rate(&sd[k], n), sd[k].found, n);
