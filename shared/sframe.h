@@ -539,7 +539,8 @@ static inline uint64_t sframe_flat_mem(const struct sframe_flat *flat,
 static inline const struct sframe_rule *
 sframe_flat_find(const struct sframe_flat *flat, uint64_t pc)
 {
-	uint32_t lo = 0, hi = flat->nr, off, rule, b;
+	uint32_t lo = 0, n = flat->nr, off, rule, b, half;
+	const uint32_t *p;
 
 	if (pc < flat->base || pc - flat->base > 0xffffffffULL)
 		return NULL;
@@ -552,22 +553,29 @@ sframe_flat_find(const struct sframe_flat *flat, uint64_t pc)
 		 * or is the entry just below.
 		 */
 		lo = flat->index[b] ? flat->index[b] - 1 : 0;
-		hi = flat->index[b + 1];
-		if (hi > flat->nr || lo > hi)
+		if (flat->index[b + 1] > flat->nr || lo > flat->index[b + 1])
 			return NULL;
+		n = flat->index[b + 1] - lo;
 	}
-	/* The last entry at or below @off: later entries win ties. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (flat->offs[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!n)
 		return NULL;
-	rule = flat->rule_of[lo - 1];
+	/*
+	 * The last entry at or below @off (later entries win ties), by a
+	 * search whose steps select instead of branch: the pcs a profile
+	 * looks up are random, so a branch on each comparison would be
+	 * mispredicted half the time, and a few mispredictions cost more
+	 * than the search's loads.  @p stays on the last entry at or below
+	 * @off if there is one in range, else on the first.
+	 */
+	p = flat->offs + lo;
+	while (n > 1) {
+		half = n / 2;
+		p = p[half] <= off ? p + half : p;
+		n -= half;
+	}
+	if (*p > off)
+		return NULL;
+	rule = flat->rule_of[p - flat->offs];
 	return rule == SFRAME_FLAT_NONE ? NULL : &flat->rules[rule];
 }
 
