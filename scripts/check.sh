@@ -463,8 +463,8 @@ wait_stages() {
 }
 
 # The stages of the kernels named: the guest suite, the tracer and the
-# runtime tests (stages_a), the on-demand tests, the fixtures' verdicts
-# and DKMS (stages_b); an arm64 kernel's stages in stages_b.
+# runtime tests and DKMS (stages_a), the on-demand tests and the
+# fixtures' verdicts (stages_b); an arm64 kernel's stages in stages_b.
 stages_a() {
 	local s
 	for s in "$@"; do
@@ -472,6 +472,7 @@ stages_a() {
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
 		run_stage "runtimes-$s" runtimes_stage "$s"
+		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 	done
 }
 
@@ -486,7 +487,6 @@ stages_b() {
 		fi
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
-		[ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s"
 		# Opt-in on stock kernels: CODECTL_STAGES=daemonfuzz.
 		case " ${CODECTL_STAGES:-} " in
 		*" daemonfuzz "*)
