@@ -22,10 +22,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
-cache=${CODECTL_CACHE:-$top/.cache}
-logs=${1:-$cache/logs}
-[ -n "${1:-}" ] || [ -z "${CODECTL_CACHE:-}" ] || [ "$cache" -ef "$top/.cache" ] ||
-	logs=$cache/logs/${top##*/}
+logs=$(log_dir "${1:-}")
 doc=${2:-$top/docs/performance.md}
 files=()
 for s in 6.1 6.12 7.2; do

@@ -4,6 +4,10 @@
 # Helpers the host scripts source (bash):  . "$repo/scripts/lib.sh"
 #   die MESSAGE...          "SCRIPT: MESSAGE" on stderr, exit 1
 #   say MESSAGE...          "SCRIPT: MESSAGE"
+#   log_dir [DIR]           where this tree's logs are: DIR if given, else
+#                           $CODECTL_LOG_DIR, else the cache's logs/, or
+#                           logs/TREE when the cache ($CODECTL_CACHE) is
+#                           another tree's (as scripts/check.sh writes them)
 #   doc_replace DOC MARK TEXT   put TEXT between the lines <!-- MARK:begin -->
 #                           and <!-- MARK:end --> of DOC (generated
 #                           figures); without them, or with DOC "-",
@@ -28,6 +32,19 @@
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 say() { echo "${0##*/}: $*"; }
+
+log_dir() {
+	local cache=${CODECTL_CACHE:-$top/.cache}
+	if [ -n "${1:-}" ]; then
+		echo "$1"
+	elif [ -n "${CODECTL_LOG_DIR:-}" ]; then
+		echo "$CODECTL_LOG_DIR"
+	elif [ "$cache" -ef "$top/.cache" ]; then
+		echo "$cache/logs"
+	else
+		echo "$cache/logs/${top##*/}"
+	fi
+}
 
 doc_replace() {
 	local doc=$1 mark=$2 text=$3 tmp

@@ -13,10 +13,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
-cache=${CODECTL_CACHE:-$top/.cache}
-logs=${1:-${CODECTL_LOG_DIR:-$cache/logs}}
-[ -n "${1:-}" ] || [ -n "${CODECTL_LOG_DIR:-}" ] || [ "$cache" = "$top/.cache" ] ||
-	logs=$cache/logs/${top##*/}
+logs=$(log_dir "${1:-}")
 doc=${2:-$top/docs/runtimes.md}
 consoles=()
 for s in 6.1 6.12 7.2; do

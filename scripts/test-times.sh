@@ -19,10 +19,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
-cache=${CODECTL_CACHE:-$top/.cache}
-logs=${CODECTL_LOG_DIR:-$cache/logs}
-[ -n "${CODECTL_LOG_DIR:-}" ] || [ "$cache" = "$top/.cache" ] ||
-	logs=$cache/logs/${top##*/}
+logs=$(log_dir)
 log=${1:-$logs/summary.log}
 doc=${2:-$top/docs/testing.md}
 mark=${3:-times}
