@@ -22,11 +22,6 @@ bench_default_series=6.12
 # shellcheck source=bench-guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-guest.sh"
 n=${1:-100}
-[ -z "${CODECTL_CACHE:-}" ] || [ "$CODECTL_CACHE" -ef "$top/.cache" ] ||
-	logs=$logs/${top##*/}
-mkdir -p "$logs"
-commit=$(git -C "$top" rev-parse --short HEAD)
-git -C "$top" diff --quiet HEAD -- . 2>/dev/null || commit="$commit+changes"
 rc=0
 for s in "${series[@]}"; do
 	ko=$("$top/scripts/build-module.sh" "$s")

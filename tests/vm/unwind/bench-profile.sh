@@ -33,11 +33,6 @@ bench_default_series=6.12
 . "$(dirname "${BASH_SOURCE[0]}")/bench-guest.sh"
 rounds=${1:-20000}
 hz_high=${2:-5000}
-[ -z "${CODECTL_CACHE:-}" ] || [ "$CODECTL_CACHE" -ef "$top/.cache" ] ||
-	logs=$logs/${top##*/}
-mkdir -p "$logs"
-commit=$(git -C "$top" rev-parse --short HEAD)
-git -C "$top" diff --quiet HEAD -- . 2>/dev/null || commit="$commit+changes"
 rc=0
 for s in "${series[@]}"; do
 	ko=$("$top/scripts/build-module.sh" "$s")

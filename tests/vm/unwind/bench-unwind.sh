@@ -19,7 +19,8 @@
 # so the figures are instruction counts, the same from run to run whatever
 # else the host is doing (single-threaded TCG), on one CPU (6.1 does not
 # bring up a second one under -icount).  Full output:
-# .cache/logs/bench-unwind-SERIES.log.
+# .cache/logs/bench-unwind-SERIES.log (under .cache/logs/WORKTREE/ when
+# CODECTL_CACHE is another tree's cache).
 set -euo pipefail
 
 bench_default_series="6.1 6.12"
