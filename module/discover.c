@@ -548,8 +548,10 @@ static int discovery_register(struct discovery_obj *o)
 		return discovery_reason_of(r);
 	if (o->stale)
 		atomic64_inc(&discovery_stats.upgraded);
-	if (o->imp)
+	if (o->imp) {
 		atomic64_inc(&discovery_stats.imported);
+		codectl_import_keep_table(o->imp, &o->of.key);
+	}
 	else if (o->of.src.sframe_start)
 		atomic64_inc(&discovery_stats.with_sframe);
 	else
