@@ -551,11 +551,11 @@ static int discovery_register(struct discovery_obj *o)
 	if (o->imp) {
 		atomic64_inc(&discovery_stats.imported);
 		codectl_import_keep_table(o->imp, &o->of.key);
-	}
-	else if (o->of.src.sframe_start)
+	} else if (o->of.src.sframe_start) {
 		atomic64_inc(&discovery_stats.with_sframe);
-	else
+	} else {
 		discovery_without_sframe(o);
+	}
 	return 0;
 }
 
