@@ -328,6 +328,7 @@ daemonfuzz_stage() {
 		-a /usr/bin/perf -A /usr/lib/perf-core \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
 		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-- sh -c 'insmod /codectl.ko || exit 1
