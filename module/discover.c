@@ -548,12 +548,14 @@ static int discovery_register(struct discovery_obj *o)
 		return discovery_reason_of(r);
 	if (o->stale)
 		atomic64_inc(&discovery_stats.upgraded);
-	if (o->imp)
+	if (o->imp) {
 		atomic64_inc(&discovery_stats.imported);
-	else if (o->of.src.sframe_start)
+		codectl_import_keep_table(o->imp, &o->of.key);
+	} else if (o->of.src.sframe_start) {
 		atomic64_inc(&discovery_stats.with_sframe);
-	else
+	} else {
 		discovery_without_sframe(o);
+	}
 	return 0;
 }
 

@@ -29,7 +29,7 @@
 static unsigned long codectl_import_max_bytes = 128UL << 20;
 module_param_named(import_max_bytes, codectl_import_max_bytes, ulong, 0644);
 MODULE_PARM_DESC(import_max_bytes,
-		 "Total size of the SFrame sections CODECTL_IOC_IMPORT may hold (default 128 MiB)");
+		 "Total size of the SFrame sections CODECTL_IOC_IMPORT may hold, and their kept tables (default 128 MiB)");
 
 static unsigned long codectl_import_user_max_bytes = 32UL << 20;
 module_param_named(import_user_max_bytes, codectl_import_user_max_bytes,

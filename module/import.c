@@ -48,7 +48,10 @@
  * @content:	codectl_file_hash() of the file at import
  * @ctime:	the file's ctime when @content was last found equal
  * @gone:	unhashed (replaced, removed, evicted, or its file changed)
- * @charge:	what it costs its owner (import-budget.c)
+ * @table:	the shared flat table (or kernel copy) registrations built
+ *		from @sec, kept while the import lives, or NULL
+ * @charge:	what it costs its owner (import-budget.c): @size, and
+ *		@table's bytes once kept
  */
 struct codectl_import {
 	refcount_t ref;
@@ -63,6 +66,7 @@ struct codectl_import {
 	u64 content;
 	struct timespec64 ctime;
 	bool gone;
+	struct codectl_shared_flat *table;
 	struct codectl_charge charge;
 };
 
@@ -79,6 +83,10 @@ static atomic64_t codectl_import_changed = ATOMIC64_INIT(0);
 /* Evicted to make room; refused for want of it. */
 static atomic64_t codectl_import_evicted = ATOMIC64_INIT(0);
 static atomic64_t codectl_import_refused = ATOMIC64_INIT(0);
+/* Tables kept by imports (their bytes), and not kept for want of room. */
+static unsigned long codectl_import_tables;	/* under the lock */
+static unsigned long codectl_import_table_bytes;	/* under the lock */
+static atomic64_t codectl_import_tables_unkept = ATOMIC64_INIT(0);
 
 static u32 codectl_import_hash(const struct codectl_file_id *id)
 {
@@ -87,6 +95,8 @@ static u32 codectl_import_hash(const struct codectl_file_id *id)
 
 static void codectl_import_free(struct codectl_import *imp)
 {
+	if (imp->table)
+		codectl_share_put(imp->table);
 	kvfree(imp->sec);
 	kfree(imp->pathname);
 	kfree(imp);
@@ -110,6 +120,10 @@ static void codectl_import_unhash(struct codectl_import *imp)
 	codectl_budget_uncharge(&imp->charge);
 	codectl_import_bytes -= imp->size;
 	codectl_import_count--;
+	if (imp->table) {
+		codectl_import_tables--;
+		codectl_import_table_bytes -= codectl_share_bytes(imp->table);
+	}
 }
 
 /**
@@ -149,6 +163,54 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 		*sec_hash = found->sec_hash;
 	}
 	return found;
+}
+
+/**
+ * codectl_import_keep_table() - keep the table registrations share
+ * @imp:	an import, from codectl_import_get()
+ * @k:		the sharing key of a registration just made from it
+ *
+ * A registration built from @imp's section publishes a shared flat table
+ * (share.c), which lives as long as some registration uses it: in a
+ * workload of short processes, each one built it again.  The import
+ * keeps a reference instead, for as long as it lives, charged to its
+ * owner with the section (import-budget.c); when that does not fit, it
+ * is not kept (registrations build it again, nothing else changes).
+ *
+ * Context: task context; takes spinlocks.
+ */
+void codectl_import_keep_table(struct codectl_import *imp,
+			       const struct codectl_share_key *k)
+{
+	struct codectl_shared_flat *sh;
+	struct codectl_charge more;
+	struct codectl_shortfall s;
+
+	if (READ_ONCE(imp->table) || READ_ONCE(imp->gone))
+		return;
+	sh = codectl_share_get(k);
+	if (!sh)
+		return;
+	more.owner = imp->charge.owner;
+	more.bytes = codectl_share_bytes(sh);
+	spin_lock(&codectl_import_lock);
+	if (!imp->table && !imp->gone) {
+		codectl_budget_shortfall(&more, &s);
+		if (!codectl_budget_verdict(&s)) {
+			codectl_budget_uncharge(&imp->charge);
+			imp->charge.bytes += more.bytes;
+			codectl_budget_charge(&imp->charge);
+			imp->table = sh;
+			sh = NULL;
+			codectl_import_tables++;
+			codectl_import_table_bytes += more.bytes;
+		} else {
+			atomic64_inc(&codectl_import_tables_unkept);
+		}
+	}
+	spin_unlock(&codectl_import_lock);
+	if (sh)
+		codectl_share_put(sh);
 }
 
 /**
@@ -632,14 +694,17 @@ int codectl_imports_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,
 		   codectl_import_bytes);
+	seq_printf(m, "tables_kept %lu\ntable_bytes %lu\n",
+		   codectl_import_tables, codectl_import_table_bytes);
 	codectl_budget_show(m);
 	spin_unlock(&codectl_import_lock);
 	seq_printf(m, "rechecked %lld\nchanged %lld\n",
 		   atomic64_read(&codectl_import_rechecked),
 		   atomic64_read(&codectl_import_changed));
-	seq_printf(m, "evicted %lld\nrefused %lld\n",
+	seq_printf(m, "evicted %lld\nrefused %lld\ntables_unkept %lld\n",
 		   atomic64_read(&codectl_import_evicted),
-		   atomic64_read(&codectl_import_refused));
+		   atomic64_read(&codectl_import_refused),
+		   atomic64_read(&codectl_import_tables_unkept));
 	return 0;
 }
 

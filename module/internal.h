@@ -575,6 +575,8 @@ int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 u32 codectl_share_content(const u8 *mem, u64 size);
 void codectl_share_key_content(struct codectl_share_key *k, const u8 *mem,
 			       u64 size);
+struct codectl_shared_flat *codectl_share_get(const struct codectl_share_key *k);
+u64 codectl_share_bytes(const struct codectl_shared_flat *sh);
 bool codectl_share_attach(struct codectl_reg *reg,
 			  const struct codectl_share_key *k);
 void codectl_share_publish(struct codectl_reg *reg,
@@ -715,6 +717,8 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  u64 *vaddr, u32 *sec_hash);
 void codectl_import_put(struct codectl_import *imp);
 bool codectl_import_verify(struct codectl_import *imp, struct file *file);
+void codectl_import_keep_table(struct codectl_import *imp,
+			       const struct codectl_share_key *k);
 bool codectl_import_has_file(const struct codectl_file_id *id);
 long codectl_import_ioctl(const void __user *uinfo, size_t usize);
 int codectl_imports_show(struct seq_file *m, void *v);

@@ -122,6 +122,45 @@ static struct sframe_sec *codectl_share_sec(const struct sframe_sec *t,
 }
 
 /**
+ * codectl_share_get() - the shared table of a key, if there is one
+ * @k:		the complete key of a section
+ *
+ * Context: any but NMI; takes a spinlock.
+ * Return: the holder, with a reference for codectl_share_put(), or NULL
+ * (none, or sharing is off).
+ */
+struct codectl_shared_flat *codectl_share_get(const struct codectl_share_key *k)
+{
+	struct codectl_shared_flat *sh, *found = NULL;
+	unsigned long flags;
+
+	if (!READ_ONCE(codectl_share))
+		return NULL;
+	spin_lock_irqsave(&codectl_share_lock, flags);
+	hash_for_each_possible(codectl_share_table, sh, node,
+			       codectl_share_hash(k)) {
+		if (!memcmp(&sh->key, k, sizeof(*k)) &&
+		    refcount_inc_not_zero(&sh->ref)) {
+			found = sh;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&codectl_share_lock, flags);
+	return found;
+}
+
+/**
+ * codectl_share_bytes() - what a shared table holds
+ * @sh:		the holder
+ *
+ * Return: the bytes of its arrays (or its kernel copy and index).
+ */
+u64 codectl_share_bytes(const struct codectl_shared_flat *sh)
+{
+	return sh->mem;
+}
+
+/**
  * codectl_share_attach() - give a registration a shared table if one fits
  * @reg:	a discovered registration being built, without tables
  * @k:		the complete key of its section
@@ -133,22 +172,9 @@ static struct sframe_sec *codectl_share_sec(const struct sframe_sec *t,
 bool codectl_share_attach(struct codectl_reg *reg,
 			  const struct codectl_share_key *k)
 {
-	struct codectl_shared_flat *sh, *found = NULL;
+	struct codectl_shared_flat *found = codectl_share_get(k);
 	struct sframe_flat *h;
-	unsigned long flags;
 
-	if (!READ_ONCE(codectl_share))
-		return false;
-	spin_lock_irqsave(&codectl_share_lock, flags);
-	hash_for_each_possible(codectl_share_table, sh, node,
-			       codectl_share_hash(k)) {
-		if (!memcmp(&sh->key, k, sizeof(*k)) &&
-		    refcount_inc_not_zero(&sh->ref)) {
-			found = sh;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&codectl_share_lock, flags);
 	if (!found)
 		return false;
 	if (found->sec) {

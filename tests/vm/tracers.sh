@@ -311,7 +311,7 @@ ftrace_run() {
 		-o "$tmp/$name.dat" -F "$@" 2 >"$tmp/$name.out" 2>&1
 	trace-cmd report -i "$tmp/$name.dat" 2>/dev/null | "$v3" resolve |
 	awk '/ user_stack: / { if (s != "") print "1" s; s = ""; us = 1 }
-	     us && /=>/ { sub(/.*=> */, ""); s = s " " $1; next }
+	     us && /(^[ \t]*| user_stack: .*)=> / { sub(/.*=> */, ""); s = s " " $1; next }
 	     { us = 0 }
 	     END { if (s != "") print "1" s }' | share_complete 8
 }
@@ -429,17 +429,40 @@ frames_bpf() {
 }
 
 # frames_ftrace NAME: trace-cmd userstacktrace on sched_switch, frames-tracee
-# lib (which sleeps in nc_spin); only the stacks after its exec (trace-cmd's
-# child is trace-cmd before, under the same pid and, in the report, name)
+# lib (which sleeps in nc_spin); only the stacks of frames-tracee after its
+# exec (trace-cmd's child is trace-cmd before, under the same pid and, in
+# the report, name).  With -F, sched_switch is recorded when either side is
+# the child, and the user stack is the current task's: when another
+# process switches to the child, that process's stack is recorded (its
+# addresses are not the child's).  Those are left out by pid, and counted
+# in $tmp/NAME.other.
 frames_ftrace() {
 	trace-cmd record -q -e sched:sched_switch -e sched:sched_process_exec \
 		-O userstacktrace -o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
 		>"$tmp/$1.out" 2>&1
 	trace-cmd report -i "$tmp/$1.dat" 2>/dev/null |
-	awk '/ sched_process_exec: / { execd = 1 }
-	     / user_stack: / { us = execd }
-	     us && /=>/ { sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; next }
-	     { us = 0 }' |
+	awk -v other="$tmp/$1.other" '
+	     # the task of an event line, "COMM-PID [CPU]": its pid
+	     function task(l) {
+		if (!match(l, /-[0-9]+ +\[[0-9]+\]/))
+			return ""
+		l = substr(l, RSTART + 1)
+		return substr(l, 1, index(l, " ") - 1)
+	     }
+	     / sched_process_exec: / && pid == "" && match($0, /[ \t]pid=[0-9]+/) {
+		pid = substr($0, RSTART + 5, RLENGTH - 5)
+	     }
+	     # its first entry is on the event line, each other on a line
+	     # of its own
+	     / user_stack: / {
+		us = pid != "" && task($0) == pid
+		n += pid != "" && !us
+	     }
+	     us && /(^[ \t]*| user_stack: .*)=> / {
+		sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; next
+	     }
+	     { us = 0 }
+	     END { print n + 0 >other }' |
 		"$ftr" check "$tmp/$1.maps"
 }
 
@@ -464,6 +487,7 @@ if command -v trace-cmd >/dev/null; then
 	b=$(stops_of arch_stack_walk_user)
 	expect_code "trace-cmd userstacktrace: no frame that is not code" \
 		"$(frames_ftrace fr-ft)"
+	echo "# trace-cmd userstacktrace: $(cat "$tmp/fr-ft.other") user stacks of other tasks left out"
 	frames_stops "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b"
 fi
 if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then

@@ -63,7 +63,13 @@ breakdown() {
 	[ -e $t/trace ] || { echo "# breakdown: no tracefs" >&2; return; }
 	echo nop >$t/current_tracer
 	: >$t/set_ftrace_filter
-	for f in discovery_twork discovery_one codectl_objfile_read_mapped \
+	for f in discovery_twork discovery_one discovery_sweep \
+		discovery_finish discovery_vma discovery_examine \
+		discovery_register codectl_objfile_read_mapped \
+		codectl_objfile_build_id codectl_objfile_debug_link \
+		codectl_objfile_layout codectl_import_get \
+		codectl_import_verify codectl_demand_queue \
+		codectl_sframe_admit codectl_share_attach codectl_add \
 		codectl_register_elf codectl_mm_get_or_create \
 		mmu_notifier_get_locked mm_take_all_locks \
 		__mmu_notifier_release codectl_mn_release \
@@ -82,17 +88,19 @@ breakdown() {
 	ns=$(run 1)
 	echo 0 >$t/tracing_on
 	echo "# breakdown run: $ns ns" >&2
-	# Durations are on leaf lines ("f();") and closing lines ("} /* f */").
+	# Durations are on leaf lines ("f();") and closing lines ("} /* f */"),
+	# a module's function followed by its module ("f [codectl]").
 	awk -v n="$n" '
 	/ us +\|/ {
 		line = $0
 		if (match(line, /[0-9.]+ us/) == 0) next
 		d = substr(line, RSTART, RLENGTH - 3) * 1000
 		f = ""
-		if (match(line, /\/\* [A-Za-z0-9_.]+ \*\//))
+		if (match(line, /\/\* [A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])? \*\//))
 			f = substr(line, RSTART + 3, RLENGTH - 6)
-		else if (match(line, /[A-Za-z0-9_.]+\(\);/))
+		else if (match(line, /[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?\(\);/))
 			f = substr(line, RSTART, RLENGTH - 3)
+		sub(/ \[.*/, "", f)
 		if (f == "") next
 		calls[f]++; ns[f] += d
 	}
