@@ -49,8 +49,9 @@
 # fuzz-debug-6.12 (tests/vm/fuzz-soak.sh: 10 runs of the ioctl fuzzer
 # of 100000 calls each, and 10000000 executions of the decoder fuzzer)
 # and daemonfuzz-debug-6.12 (tests/vm/daemon-fuzz.sh: 20 rounds of 32
-# hostile ELF objects through the daemon and the module's file reading;
-# CODECTL_STAGES=daemonfuzz runs it on stock kernels, 2 rounds of 16);
+# hostile ELF objects through the daemon and the module's file reading,
+# or DFZ_ROUNDS of DFZ_FILES; CODECTL_STAGES=daemonfuzz runs it on stock
+# kernels, 2 rounds of 16);
 # the tracer tests run beside the other two (two guests, two TCG threads),
 # with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
@@ -327,6 +328,7 @@ daemonfuzz_stage() {
 		-a /usr/bin/perf -A /usr/lib/perf-core \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
 		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
 		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
 		-- sh -c 'insmod /codectl.ko || exit 1
@@ -525,7 +527,8 @@ for s in "$@"; do
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "fuzz-$s" env SERIES="$s" SOAK_TMUL=$tmul \
 			SOAK_MEM=$vm_mem "$top/tests/vm/fuzz-soak.sh" 10 100000 10000000
-		run_stage "daemonfuzz-$s" daemonfuzz_stage "$s" 20 32
+		run_stage "daemonfuzz-$s" daemonfuzz_stage "$s" \
+			"${DFZ_ROUNDS:-20}" "${DFZ_FILES:-32}"
 		wait_stages
 	fi
 done

@@ -34,6 +34,8 @@
 # Output: "daemon-fuzz: ..." (the figures: executions, crashes, time)
 # and "ok"/"not ok" lines of its own; exit status 1 if anything failed.
 here=$(cd "$(dirname "$0")" && pwd)
+# wait_daemon_ready
+. "$here/tap.sh"
 rounds=${1:-2} per=${2:-16} seed=${3:-$(date +%s)}
 tmp=/tmp/daemon-fuzz
 rm -rf "$tmp"
@@ -119,11 +121,8 @@ while [ "$r" -lt "$rounds" ]; do
 	$DFZ_RUN codectl daemon --cache "$tmp/live-cache" --state "$tmp/state" \
 		>>"$tmp/live.log" 2>&1 &
 	dpid=$!
-	i=0
-	while ! grep -q "looked at every process" "$tmp/live.log" && [ $i -lt 1200 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
+	wait_daemon_ready "$tmp/live.log" 120 ||
+		echo "# daemon-fuzz: round $r: the daemon not ready after 120 s"
 	"$here/ondemand/mapper" "$dir"/*.so >"$tmp/mapper.out" &
 	mpid=$!
 	i=0

@@ -550,11 +550,8 @@ rm -rf "$tmp/strace-cache"
 $sandbox strace -f -qq -o "$tmp/strace.out" codectl daemon --cache "$tmp/strace-cache" \
 	--state "$tmp/strace.state" >"$tmp/strace.log" 2>&1 &
 spid=$!
-i=0
-while ! grep -q "looked at every process" "$tmp/strace.log" && [ $i -lt 1200 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_daemon_ready "$tmp/strace.log" 120 ||
+	echo "# strace run: the daemon not ready after 120 s"
 start python3
 py=$!
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/strace.data" -- sleep 2 >/dev/null 2>&1

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 #
 # TAP helpers of the guest-side scripts (guest-suite.sh, rmmod-sleepers.sh,
-# tracers.sh), for busybox sh; scripts/check.sh ships this file beside
+# tracers.sh, ondemand.sh, runtimes.sh, daemon-fuzz.sh), for busybox sh; scripts/check.sh ships this file beside
 # them as /tests/tap.sh, and they source it from their own directory.
 #   ok NAME                      "ok N - NAME"
 #   not_ok NAME WHY              "not ok N - NAME: WHY"
@@ -34,6 +34,18 @@ harm_counts() {
 		/sys/kernel/debug/codectl/hooks
 }
 
+# wait_daemon_ready LOG [SECONDS]: until the `codectl daemon` whose output
+# goes to LOG says its first look at the processes is done; 1 after
+# SECONDS (60).
+wait_daemon_ready() {
+	i=0
+	while ! grep -q "looked at every process" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt $((${2:-60} * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
 # start_daemon LOG [WRAPPER...]: `codectl daemon` in the background (run
 # by WRAPPER, e.g. setpriv, if given), its output appended to LOG, its pid
 # in daemon_pid; returns once its first look at the processes is done, or
@@ -43,10 +55,5 @@ start_daemon() {
 	shift
 	"$@" codectl daemon >>"$daemon_log" 2>&1 &
 	daemon_pid=$!
-	i=0
-	while ! grep -q "looked at every process" "$daemon_log" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 600 ] || { sed 's/^/# /' "$daemon_log"; return 1; }
-		sleep 0.1
-	done
+	wait_daemon_ready "$daemon_log" 60 || { sed 's/^/# /' "$daemon_log"; return 1; }
 }
