@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
+# shellcheck disable=SC2154 # $dir, $tmp, $chain, $hooks: arm64-perf.sh
 #
 # trace-cmd on arm64, sourced by tests/vm/arm64-perf.sh (busybox sh, in
 # the arm64 guest) while codectl.ko is loaded: its $dir (the tracees),
