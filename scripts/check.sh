@@ -233,21 +233,27 @@ vm_arm64_stage() {
 # perf on arm64: Debian's arm64 perf (scripts/stage-arm64-root.sh, with
 # its libraries) samples the cross-built tracees (SFrame, and SFrame with
 # PAC-signed return addresses) without the module and with it
-# (tests/vm/arm64-perf.sh).
+# (tests/vm/arm64-perf.sh); then Debian's arm64 trace-cmd records their
+# user stacks at sched_switch, the module's hooks on and off
+# (tests/vm/arm64-ftrace.sh).
 tracers_arm64_stage() {
 	local series=$1 ko out root
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	# arm64-root2: layout 2 (trace-cmd), beside arm64-root (layout 1,
+	# perf only), which work trees without trace-cmd still stage.
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root2") || return 1
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
+		-A "$root/usr/bin/trace-cmd:/usr/bin/trace-cmd" \
 		-A "$root/lib:/usr/lib/aarch64-linux-gnu" \
 		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
 		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
 		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
 		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
+		-a "$top/tests/vm/arm64-ftrace.sh:/tests/arm64-ftrace.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
 }

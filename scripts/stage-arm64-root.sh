@@ -1,27 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# An arm64 userland for the arm64 guests' perf tests (tests/vm/arm64-perf.sh):
+# An arm64 userland for the arm64 guests' tracer tests (tests/vm/arm64-perf.sh):
 # Debian bookworm's own perf (linux-perf:arm64, bookworm's newest) and
-# the shared libraries it loads, from Debian's archive (apt-get download
-# of the arm64 .debs: scripts/setup.sh adds dpkg's arm64
-# architecture), unpacked into DIR, never installed on the host.
-# Idempotent.
+# trace-cmd (trace-cmd:arm64) and the shared libraries they load, from
+# Debian's archive (apt-get download of the arm64 .debs: scripts/setup.sh
+# adds dpkg's arm64 architecture), unpacked into DIR, never installed on
+# the host.  Idempotent.
 #
 #   scripts/stage-arm64-root.sh DIR      prints DIR
 #
-# DIR/usr/bin/perf, and in DIR/lib one file per soname (the library it
-# names, not a link): the objects perf needs, closed over their own
-# DT_NEEDED, and every shared object of libc6:arm64 (libc, libm, libdl,
-# ld-linux-aarch64.so.1, ... for the programs the tests build).  A guest
-# takes DIR/lib as /usr/lib/aarch64-linux-gnu, and ld-linux-aarch64.so.1
-# at /lib/ld-linux-aarch64.so.1.  A soname nothing here provides fails
-# the staging.
+# DIR/usr/bin/perf, DIR/usr/bin/trace-cmd, libtraceevent's plugins in
+# DIR/lib/traceevent/plugins, and in DIR/lib one file per soname (the
+# library it names, not a link): the objects perf, trace-cmd and the
+# plugins need, closed over their own DT_NEEDED, and every shared object
+# of libc6:arm64 (libc, libm, libdl, ld-linux-aarch64.so.1, ... for the
+# programs the tests build).  A guest takes DIR/lib as
+# /usr/lib/aarch64-linux-gnu, and ld-linux-aarch64.so.1 at
+# /lib/ld-linux-aarch64.so.1.  A soname nothing here provides fails the
+# staging.
 #
-# The packages are linux-perf's Depends and theirs in turn, library
-# packages only (lib*, zlib1g): perl and python3 themselves, perl-modules-5.36 and the
-# python3.11 standard library are left out (perf record and perf script
-# -F do not start the interpreters whose libraries perf links).
+# The packages are linux-perf's and trace-cmd's Depends and theirs in
+# turn, library packages only (lib*, zlib1g): perl and python3 themselves,
+# perl-modules-5.36 and the python3.11 standard library are left out
+# (perf record and perf script -F do not start the interpreters whose
+# libraries perf links).  Layout 2 added trace-cmd: a DIR of layout 1 is
+# staged again.
 set -euo pipefail
 dir=$1
 mkdir -p "$(dirname "$dir")"
@@ -31,12 +35,14 @@ readelf=$("$(dirname "$0")/toolchains.sh" dir 2.47-aarch64)/bin/readelf
 [ -x "$readelf" ] || "$(dirname "$0")/toolchains.sh" fetch >&2
 ver=$(apt-cache madison linux-perf | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
 [ -n "$ver" ] || { echo "stage-arm64-root.sh: no linux-perf of bookworm (apt-get update?)" >&2; exit 1; }
-stamp="linux-perf $ver layout 1"
-if [ -x "$dir/usr/bin/perf" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
+tver=$(apt-cache madison trace-cmd | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+[ -n "$tver" ] || { echo "stage-arm64-root.sh: no trace-cmd of bookworm (apt-get update?)" >&2; exit 1; }
+stamp="linux-perf $ver trace-cmd $tver layout 2"
+if [ -x "$dir/usr/bin/perf" ] && [ -x "$dir/usr/bin/trace-cmd" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"
 	exit 0
 fi
-apt-cache show linux-perf:arm64 >/dev/null 2>&1 ||
+apt-cache show linux-perf:arm64 trace-cmd:arm64 >/dev/null 2>&1 ||
 	{ echo "stage-arm64-root.sh: no arm64 packages (scripts/setup.sh)" >&2; exit 1; }
 
 # deps PKG...: the candidates' Depends and Pre-Depends, first
@@ -49,8 +55,8 @@ deps() {
 	grep -E '^(lib|zlib1g)' | grep -v -E -e '-(stdlib|minimal)$' -e '^perl-modules' |
 	sort -u
 }
-declare -A seen=([linux-perf]=1)
-level=(linux-perf) pkgs=("linux-perf:arm64=$ver")
+declare -A seen=([linux-perf]=1 [trace-cmd]=1)
+level=(linux-perf trace-cmd) pkgs=("linux-perf:arm64=$ver" "trace-cmd:arm64=$tver")
 while [ ${#level[@]} -gt 0 ]; do
 	next=()
 	for d in $(deps "${level[@]}"); do
@@ -67,6 +73,14 @@ for d in "$dir"/debs/*.deb; do
 	dpkg-deb -x "$d" "$dir/root"
 done
 cp -L "$dir/root/usr/bin/perf" "$dir/usr/bin/perf"
+cp -L "$dir/root/usr/bin/trace-cmd" "$dir/usr/bin/trace-cmd"
+# libtraceevent's plugins (its event formats; trace-cmd loads them from
+# /usr/lib/aarch64-linux-gnu/traceevent/plugins).
+plugins=$dir/root/usr/lib/aarch64-linux-gnu/traceevent/plugins
+[ -d "$plugins" ] ||
+	{ echo "stage-arm64-root.sh: no libtraceevent plugins" >&2; exit 1; }
+mkdir -p "$dir/lib/traceevent"
+cp -rL "$plugins" "$dir/lib/traceevent/plugins"
 
 # find_lib SONAME: its file in the unpacked packages' library directories.
 find_lib() {
@@ -79,9 +93,13 @@ find_lib() {
 needed() {
 	"$readelf" -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
 }
-# libc6's shared objects, then perf's closure.
+# libc6's shared objects, then the closure of perf, trace-cmd and the
+# plugins.
 todo=($(dpkg-deb -c "$dir"/debs/libc6_*_arm64.deb |
-	grep -o -E '[^/ ]+\.so(\.[0-9]+)+$' | sort -u) $(needed "$dir/usr/bin/perf"))
+	grep -o -E '[^/ ]+\.so(\.[0-9]+)+$' | sort -u))
+for f in "$dir/usr/bin/perf" "$dir/usr/bin/trace-cmd" "$dir"/lib/traceevent/plugins/*.so; do
+	todo+=($(needed "$f"))
+done
 while [ ${#todo[@]} -gt 0 ]; do
 	so=${todo[0]} todo=("${todo[@]:1}")
 	[ ! -e "$dir/lib/$so" ] || continue

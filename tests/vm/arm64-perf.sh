@@ -24,6 +24,8 @@
 #     outside code: every frame of every sample in an object perf knows
 #     (perf script's dso is not "[unknown]"), signed return addresses
 #     included (a PAC left in an address puts it outside every mapping).
+# Then, the module still loaded, trace-cmd (tests/vm/arm64-ftrace.sh,
+# sourced here): ftrace's userstacktrace with the hooks on and off.
 # FIGURE lines: the shares.  The last line is "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ko=$1 dir=$2
@@ -159,6 +161,8 @@ sframe=$(awk '$1 == "perf_callchain_user" && $2 == "frames" {
 check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
 	[ "${sframe:-0}" -gt 0 ]
 echo "# $(grep perf_callchain_user "$hooks" | tr '\n' ';')"
+# trace-cmd's userstacktrace, hooks on and off (arm64-ftrace.sh)
+. "$here/arm64-ftrace.sh"
 check "codectl unloads" "rmmod failed" rmmod codectl
 
 rm -rf "$tmp"
