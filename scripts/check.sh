@@ -241,9 +241,7 @@ tracers_arm64_stage() {
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
-	# arm64-root2: layout 2 (trace-cmd), beside arm64-root (layout 1,
-	# perf only), which work trees without trace-cmd still stage.
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root2") || return 1
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
