@@ -43,7 +43,7 @@ for s in "${series[@]}"; do
 	*-arm64)
 		make -s -C "$here" bench-arm64 >/dev/null
 		dir=$here/build/arm64
-		variants=$(make -s -C "$here" arm64-variants)
+		variants=$(make -s --no-print-directory -C "$here" arm64-variants)
 		;;
 	*)
 		dir=$here/build
