@@ -27,7 +27,8 @@ f=$logs/bench-unwind-$series.log
 [ -f "$f" ] || die "no $f (run make bench-unwind SERIES=\"$series\")"
 grep -q '^# command: ' "$f" || die "$f names no command: run make bench-unwind again"
 grep -aq '^sframe/fp: ' "$f" || die "$f has no ratio: the run did not finish"
-! grep -aq 'failed$\|differs\|changed' "$f" || die "$f: a run failed (see it)"
+! grep -aqE '^v[0-9][^ ]* +[0-9]+ +failed|^# depth [0-9]+: ' "$f" ||
+	die "$f: a run failed (see it)"
 
 text=$(awk '
 	/^# command: / { cmd = $0; sub(/^# command: /, "", cmd) }
