@@ -26,7 +26,8 @@
 #   make bench-decoder    SFrame lookups/s, ours (indexed decoder, flat table)
 #                         vs libsframe (a benchmark)
 #   make bench-unwind     per-frame cost of the SFrame walk vs the FP walk in
-#                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark)
+#                         the kernel, in guests (SERIES="6.1 6.12"; a benchmark;
+#                         also an arm64 series: SERIES="6.12-arm64")
 #   make bench-profile    perf record -g at 1000 Hz of a build without
 #                         frame pointers with codectl's hooks off and on,
 #                         with --call-graph dwarf, and of a frame-pointer

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,15 +45,39 @@ int uw_open(void)
 	return 0;
 }
 
+/*
+ * ioctl(@fd, uw_cmd, @a) by the system call instruction itself, inline in
+ * the calling function (uw_unwind(), uw_unwind_fd()).
+ */
+#if defined(__x86_64__)
+#define UW_IOCTL(ret, fd, a)						\
+	__asm__ volatile("syscall"					\
+			 : "=a"(ret)					\
+			 : "0"((long)SYS_ioctl), "D"((long)(fd)),	\
+			   "S"((long)uw_cmd), "d"(a)			\
+			 : "rcx", "r11", "memory")
+#elif defined(__aarch64__)
+#define UW_IOCTL(ret, fd, a) do {					\
+	register long x0 __asm__("x0") = (fd);				\
+	register unsigned long x1 __asm__("x1") = uw_cmd;		\
+	register void *x2 __asm__("x2") = (a);				\
+	register long x8 __asm__("x8") = SYS_ioctl;			\
+									\
+	__asm__ volatile("svc #0"					\
+			 : "+r"(x0)					\
+			 : "r"(x1), "r"(x2), "r"(x8)			\
+			 : "memory");					\
+	(ret) = x0;							\
+} while (0)
+#else
+#error "uw-common.c: no system call instruction for this architecture"
+#endif
+
 NOIPA long uw_unwind_fd(int fd, struct codectl_unwind_args *a)
 {
 	long ret;
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_ioctl), "D"((long)fd),
-			   "S"((long)uw_cmd), "d"(a)
-			 : "rcx", "r11", "memory");
+	UW_IOCTL(ret, fd, a);
 	return ret;
 }
 
@@ -59,11 +85,7 @@ NOIPA long uw_unwind(struct codectl_unwind_args *a)
 {
 	long ret;
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_ioctl), "D"((long)uw_ufd),
-			   "S"((long)uw_cmd), "d"(a)
-			 : "rcx", "r11", "memory");
+	UW_IOCTL(ret, uw_ufd, a);
 	return ret;
 }
 
@@ -89,6 +111,62 @@ void uw_args(struct codectl_unwind_args *a, uint64_t *ips, uint8_t *methods,
 	a->flags = flags | uw_extra_flags();
 }
 
+/*
+ * A static program (the arm64 guest's bench-unwind) has no dynamic symbol
+ * table for dladdr1(): its own .symtab then, read once from
+ * /proc/self/exe (linked at its addresses: not PIE).  The function symbol
+ * containing @addr, or NULL.
+ */
+static const ElfW(Sym) *uw_static_sym(uint64_t addr, const char **name)
+{
+	static const ElfW(Sym) *syms;
+	static const char *strs;
+	static size_t nsyms;
+	static int tried;
+	const ElfW(Ehdr) *eh;
+	const ElfW(Shdr) *sh;
+	struct stat st;
+	const char *p;
+	size_t i;
+	int fd;
+
+	if (!tried) {
+		tried = 1;
+		fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		p = fstat(fd, &st) ? MAP_FAILED :
+		    mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (p == MAP_FAILED)
+			return NULL;
+		eh = (const ElfW(Ehdr) *)p;
+		if (eh->e_type != ET_EXEC ||
+		    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) >
+		    (uint64_t)st.st_size)
+			return NULL;
+		sh = (const ElfW(Shdr) *)(p + eh->e_shoff);
+		for (i = 0; i < eh->e_shnum; i++) {
+			if (sh[i].sh_type != SHT_SYMTAB ||
+			    sh[i].sh_link >= eh->e_shnum)
+				continue;
+			syms = (const ElfW(Sym) *)(p + sh[i].sh_offset);
+			nsyms = sh[i].sh_size / sizeof(*syms);
+			strs = p + sh[sh[i].sh_link].sh_offset;
+			break;
+		}
+	}
+	for (i = 0; i < nsyms; i++) {
+		if (ELF64_ST_TYPE(syms[i].st_info) == STT_FUNC &&
+		    syms[i].st_size && addr >= syms[i].st_value &&
+		    addr - syms[i].st_value < syms[i].st_size) {
+			*name = strs + syms[i].st_name;
+			return &syms[i];
+		}
+	}
+	return NULL;
+}
+
 bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
 		   const char **name)
 {
@@ -96,8 +174,18 @@ bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
 	Dl_info info;
 
 	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-	    !info.dli_saddr || !sym->st_size)
-		return false;
+	    !info.dli_saddr || !sym->st_size) {
+		const char *n;
+
+		sym = uw_static_sym((uintptr_t)fn, &n);
+		if (!sym)
+			return false;
+		*lo = sym->st_value;
+		*hi = *lo + sym->st_size;
+		if (name)
+			*name = n;
+		return true;
+	}
 	*lo = (uintptr_t)info.dli_saddr;
 	*hi = *lo + sym->st_size;
 	if (name)
@@ -108,15 +196,22 @@ bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
 const char *uw_sym(uint64_t pc, char *buf, size_t len)
 {
 	const ElfW(Sym) *sym = NULL;
+	const char *name;
 	Dl_info info;
+	int found;
 
-	if (!pc || !dladdr1((void *)(uintptr_t)pc, &info, (void **)&sym,
-			    RTLD_DL_SYMENT)) {
-		snprintf(buf, len, "?");
-	} else if (info.dli_sname && info.dli_saddr && sym &&
-		   pc < (uintptr_t)info.dli_saddr + sym->st_size) {
+	found = pc && dladdr1((void *)(uintptr_t)pc, &info, (void **)&sym,
+			      RTLD_DL_SYMENT);
+	if (found && info.dli_sname && info.dli_saddr && sym &&
+	    pc < (uintptr_t)info.dli_saddr + sym->st_size) {
 		snprintf(buf, len, "%s+%#llx", info.dli_sname,
 			 (unsigned long long)(pc - (uintptr_t)info.dli_saddr));
+	} else if (pc && (sym = uw_static_sym(pc, &name))) {
+		/* A static program's own function. */
+		snprintf(buf, len, "%s+%#llx", name,
+			 (unsigned long long)(pc - sym->st_value));
+	} else if (!found) {
+		snprintf(buf, len, "?");
 	} else {
 		const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
 
