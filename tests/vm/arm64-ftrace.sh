@@ -90,17 +90,7 @@ ftrace_expect() {
 	# shellcheck disable=SC2086 # three words
 	set -- $2
 	echo "# $name: $2 of $1 stacks in tr_leaf complete; $3 stacks of other tasks left out"
-	if [ "${1:-0}" -lt 20 ]; then
-		not_ok "$name" "only ${1:-0} stacks in tr_leaf (want >= 20)"
-		return
-	fi
-	if [ "$op" = ge ]; then
-		check "$name: >= $pct% complete" "$2 of $1 complete" \
-			[ $(($2 * 100)) -ge $((pct * $1)) ]
-	else
-		check "$name: <= $pct% complete" "$2 of $1 complete" \
-			[ $(($2 * 100)) -le $((pct * $1)) ]
-	fi
+	expect_share "$name" stacks "$1" "$2" "$op" "$pct"
 }
 
 if [ -z "$(hook_counter arch_stack_walk_user attached)" ]; then

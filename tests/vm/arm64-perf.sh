@@ -102,23 +102,27 @@ perf_run() {
 	sed 's/^#/# '"$1"':/' "$tmp/$1.incomplete" >&2
 }
 
+# expect_share NAME WHAT TOTAL COMPLETE OP PERCENT: at least 20 WHAT (samples,
+# stacks) in tr_leaf, and COMPLETE of them OP (ge or le) PERCENT%
+expect_share() {
+	if [ "${3:-0}" -lt 20 ]; then
+		not_ok "$1" "only ${3:-0} $2 in tr_leaf (want >= 20)"
+	elif [ "$5" = ge ]; then
+		check "$1: >= $6% complete" "$4 of $3 complete" \
+			[ $(($4 * 100)) -ge $(($6 * $3)) ]
+	else
+		check "$1: <= $6% complete" "$4 of $3 complete" \
+			[ $(($4 * 100)) -le $(($6 * $3)) ]
+	fi
+}
+
 # expect NAME "TOTAL COMPLETE FRAMES UNKNOWN" OP PERCENT: OP ge or le
 expect() {
 	name=$1 op=$3 pct=$4
 	# shellcheck disable=SC2086 # four words
 	set -- $2
 	echo "# $name: $2 of $1 samples in tr_leaf complete; $4 of $3 frames outside code"
-	if [ "${1:-0}" -lt 20 ]; then
-		not_ok "$name" "only ${1:-0} samples in tr_leaf (want >= 20)"
-		return
-	fi
-	if [ "$op" = ge ]; then
-		check "$name: >= $pct% complete" "$2 of $1 complete" \
-			[ $(($2 * 100)) -ge $((pct * $1)) ]
-	else
-		check "$name: <= $pct% complete" "$2 of $1 complete" \
-			[ $(($2 * 100)) -le $((pct * $1)) ]
-	fi
+	expect_share "$name" samples "$1" "$2" "$op" "$pct"
 }
 
 echo "# perf on arm64: $(uname -r) ($(uname -m)), $(perf version)"
