@@ -83,9 +83,7 @@ static atomic64_t codectl_import_changed = ATOMIC64_INIT(0);
 /* Evicted to make room; refused for want of it. */
 static atomic64_t codectl_import_evicted = ATOMIC64_INIT(0);
 static atomic64_t codectl_import_refused = ATOMIC64_INIT(0);
-/* Tables kept by imports (their bytes), and not kept for want of room. */
-static unsigned long codectl_import_tables;	/* under the lock */
-static unsigned long codectl_import_table_bytes;	/* under the lock */
+/* Tables not kept by imports for want of room. */
 static atomic64_t codectl_import_tables_unkept = ATOMIC64_INIT(0);
 
 static u32 codectl_import_hash(const struct codectl_file_id *id)
@@ -120,10 +118,6 @@ static void codectl_import_unhash(struct codectl_import *imp)
 	codectl_budget_uncharge(&imp->charge);
 	codectl_import_bytes -= imp->size;
 	codectl_import_count--;
-	if (imp->table) {
-		codectl_import_tables--;
-		codectl_import_table_bytes -= codectl_share_bytes(imp->table);
-	}
 }
 
 /**
@@ -202,8 +196,6 @@ void codectl_import_keep_table(struct codectl_import *imp,
 			codectl_budget_charge(&imp->charge);
 			imp->table = sh;
 			sh = NULL;
-			codectl_import_tables++;
-			codectl_import_table_bytes += more.bytes;
 		} else {
 			atomic64_inc(&codectl_import_tables_unkept);
 		}
@@ -671,17 +663,23 @@ long codectl_import_ioctl(const void __user *uinfo, size_t usize)
  * @v:		unused
  *
  * A line per import: device, inode, build id, link-time text range,
- * section address and size, pathname; then the totals.
+ * section address and size, pathname; then the totals (the tables kept
+ * summed here).
  *
  * Return: 0.
  */
 int codectl_imports_show(struct seq_file *m, void *v)
 {
+	unsigned long tables = 0, table_bytes = 0;
 	struct codectl_import *imp;
 	unsigned int bkt, i;
 
 	spin_lock(&codectl_import_lock);
 	hash_for_each(codectl_import_table, bkt, imp, node) {
+		if (imp->table) {
+			tables++;
+			table_bytes += codectl_share_bytes(imp->table);
+		}
 		seq_printf(m, "%u:%u %llu ", MAJOR(imp->obj.id.dev),
 			   MINOR(imp->obj.id.dev), imp->obj.id.ino);
 		for (i = 0; i < imp->obj.build_id_len; i++)
@@ -694,8 +692,8 @@ int codectl_imports_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,
 		   codectl_import_bytes);
-	seq_printf(m, "tables_kept %lu\ntable_bytes %lu\n",
-		   codectl_import_tables, codectl_import_table_bytes);
+	seq_printf(m, "tables_kept %lu\ntable_bytes %lu\n", tables,
+		   table_bytes);
 	codectl_budget_show(m);
 	spin_unlock(&codectl_import_lock);
 	seq_printf(m, "rechecked %lld\nchanged %lld\n",
