@@ -683,11 +683,7 @@ if [ -x "$disc" ] && [ -e "$nosf" ] && command -v codectl >/dev/null; then
 			# attaches to them (before: freed with the last
 			# process, built again by the next; bench-fork's
 			# short processes each paid for libc's).
-			i=0
-			while [ "$(stat_value mms)" != 0 ] && [ $i -lt 100 ]; do
-				sleep 0.1
-				i=$((i + 1))
-			done
+			stats_zero || :
 			st0=$(stat_value shared_tables) h0=$(disc_value shared_hits)
 			hold_run 1
 			h1=$(disc_value shared_hits)
