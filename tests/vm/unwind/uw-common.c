@@ -171,25 +171,23 @@ bool uw_func_range(const void *fn, uint64_t *lo, uint64_t *hi,
 		   const char **name)
 {
 	const ElfW(Sym) *sym = NULL;
+	const char *n;
 	Dl_info info;
 
-	if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-	    !info.dli_saddr || !sym->st_size) {
-		const char *n;
-
+	if (dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+	    info.dli_saddr && sym->st_size) {
+		*lo = (uintptr_t)info.dli_saddr;
+		n = info.dli_sname;
+	} else {
+		/* A static program: its own .symtab. */
 		sym = uw_static_sym((uintptr_t)fn, &n);
 		if (!sym)
 			return false;
 		*lo = sym->st_value;
-		*hi = *lo + sym->st_size;
-		if (name)
-			*name = n;
-		return true;
 	}
-	*lo = (uintptr_t)info.dli_saddr;
 	*hi = *lo + sym->st_size;
 	if (name)
-		*name = info.dli_sname;
+		*name = n;
 	return (uintptr_t)fn >= *lo && (uintptr_t)fn < *hi;
 }
 
