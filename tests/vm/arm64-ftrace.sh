@@ -49,7 +49,7 @@ ftrace_run() {
 	function done(   i) {
 		if (k > 0 && sym[1] == "tr_leaf") {
 			total++
-			for (i = 1; i <= n && want[i] == sym[i]; i++)
+			for (i = 1; i <= n && i <= k && want[i] == sym[i]; i++)
 				;
 			if (i > n)
 				complete++

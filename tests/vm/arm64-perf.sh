@@ -73,7 +73,7 @@ perf_run() {
 			added++
 		}
 		total++
-		for (i = 1; i <= nw && want[i] == sym[i]; i++)
+		for (i = 1; i <= nw && i <= k && want[i] == sym[i]; i++)
 			;
 		if (i > nw)
 			complete++

@@ -160,6 +160,7 @@ share() {
 			}
 		}
 		n = 0
+		lastd = prevd = ""
 		on = 0
 	}
 	/^[^ \t]/ {
