@@ -551,7 +551,7 @@ libc_share() {
 			for (i = 1; i <= nf && (f[i] == "libc" || f[i] == "lt_cmp"); i++)
 				;
 			total++
-			# f[] past nf is a longer earlier sample's: not this one
+			# f[] past nf holds an earlier, longer sample: not this one
 			if (i + 3 <= nf && f[i] == "lt_work" && f[i + 1] == "lt_f2" &&
 			    f[i + 2] == "lt_f1" && f[i + 3] == "main")
 				complete++
