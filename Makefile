@@ -12,6 +12,9 @@
 #                         7.2 only when its toolchain is built, else it
 #                         says that 7.2 was skipped
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
+#   make check-arm64      the arm64 stages on all three arm64 kernels
+#                         (6.1-arm64, 6.12-arm64, 7.2-arm64; the longer
+#                         target: check runs 6.12-arm64 only)
 #   make check-debug      the guest suite and tracer tests on Debian's 6.12
 #                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
 #                         (scripts/debug-kernel.sh builds it first if it is
@@ -80,7 +83,7 @@ PKG_SERIES ?= 6.1 7.2
 # The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module clean-module lib tools check check-unit check-vm check-debug \
+.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 \
 	toolchain-7.2 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
@@ -120,6 +123,9 @@ check-vm:
 
 check-debug:
 	scripts/check.sh --debug
+
+check-arm64:
+	scripts/check.sh 6.1-arm64 6.12-arm64 7.2-arm64
 
 toolchain-7.2:
 	scripts/sid-root.sh build 7.2
