@@ -29,7 +29,8 @@
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
 #   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64 (6.12-arm64
-#                  by default, 6.1-arm64 when named) the module
+#                  by default, 6.1-arm64 and 7.2-arm64 when named:
+#                  make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
 #                  first guest tests (tests/vm/arm64-suite.sh) and
