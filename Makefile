@@ -12,12 +12,16 @@
 #                         7.2 only when its toolchain is built, else it
 #                         says that 7.2 was skipped
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
+#   make check-arm64      the arm64 stages on all three arm64 kernels
+#                         (6.1-arm64, 6.12-arm64, 7.2-arm64; the longer
+#                         target: check runs 6.12-arm64 only)
 #   make check-debug      the guest suite and tracer tests on Debian's 6.12
 #                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
 #                         (scripts/debug-kernel.sh builds it first if it is
 #                         not cached; long, not part of check, see README)
 #   make toolchain-7.2    the sid root with gcc-16 that 7.2 modules are
 #                         built with (scripts/sid-root.sh; as root)
+#   make toolchain-7.2-arm64   the same with gcc-16-aarch64-linux-gnu added
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
 #   make check-demo       the demo, then its flame graphs compared in
@@ -80,8 +84,8 @@ PKG_SERIES ?= 6.1 7.2
 # The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module clean-module lib tools check check-unit check-vm check-debug \
-	toolchain-7.2 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
+.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 \
+	toolchain-7.2 toolchain-7.2-arm64 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -121,8 +125,14 @@ check-vm:
 check-debug:
 	scripts/check.sh --debug
 
+check-arm64: toolchain-7.2-arm64
+	scripts/check.sh 6.1-arm64 6.12-arm64 7.2-arm64
+
 toolchain-7.2:
 	scripts/sid-root.sh build 7.2
+
+toolchain-7.2-arm64:
+	scripts/sid-root.sh build 7.2-arm64
 
 sparse:
 	@for s in $(or $(SERIES),6.1 6.12 7.2); do \

@@ -109,8 +109,11 @@ static inline void codectl_send_nmi(int cpu)
 /*
  * The kernel functions the tracer hooks (hooks.c) attach to.  The
  * deferred unwinder's walker, unwind_user(), exists only where the kernel
- * has deferred unwinding; elsewhere its hook has no symbol and stays
- * detached, and this layout-compatible type lets its replacement compile.
+ * has deferred unwinding: its header (HAVE_UNWIND_USER) and
+ * CONFIG_UNWIND_USER, which only architectures with a user unwinder
+ * select (7.2's x86-64 does, its arm64 does not).  Elsewhere its hook
+ * has no symbol and is not listed, and, without the header, this
+ * layout-compatible type lets its replacement compile.
  */
 #define CODECTL_HOOK_PERF_SYMBOL	"perf_callchain_user"
 /* arm64 has arch_stack_walk_user() only with USER_STACKTRACE_SUPPORT. */
@@ -121,13 +124,16 @@ static inline void codectl_send_nmi(int cpu)
 #endif
 #ifdef HAVE_UNWIND_USER
 #include <linux/unwind_user_types.h>
-#define CODECTL_HOOK_UNWIND_USER_SYMBOL	"unwind_user"
 #else
-#define CODECTL_HOOK_UNWIND_USER_SYMBOL	NULL
 struct unwind_stacktrace {
 	unsigned int nr;
 	unsigned long *entries;
 };
+#endif
+#if defined(HAVE_UNWIND_USER) && IS_ENABLED(CONFIG_UNWIND_USER)
+#define CODECTL_HOOK_UNWIND_USER_SYMBOL	"unwind_user"
+#else
+#define CODECTL_HOOK_UNWIND_USER_SYMBOL	NULL
 #endif
 
 /*

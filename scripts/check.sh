@@ -29,7 +29,8 @@
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
 #   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64 (6.12-arm64
-#                  by default, 6.1-arm64 when named) the module
+#                  by default, 6.1-arm64 and 7.2-arm64 when named:
+#                  make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
 #                  first guest tests (tests/vm/arm64-suite.sh) and
@@ -235,23 +236,26 @@ vm_arm64_stage() {
 # PAC-signed return addresses) without the module and with it
 # (tests/vm/arm64-perf.sh); then Debian's arm64 trace-cmd records their
 # user stacks at sched_switch, the module's hooks on and off
-# (tests/vm/arm64-ftrace.sh).
+# (tests/vm/arm64-ftrace.sh), and Debian's arm64 bpftrace their ustack
+# (tests/vm/arm64-bpftrace.sh; its LLVM: 2 GB of guest memory).
 tracers_arm64_stage() {
 	local series=$1 ko out root
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
 	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
-	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
 		-A "$root/usr/bin/trace-cmd:/usr/bin/trace-cmd" \
+		-A "$root/usr/bin/bpftrace:/usr/bin/bpftrace" \
 		-A "$root/lib:/usr/lib/aarch64-linux-gnu" \
 		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
 		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
 		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
 		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
 		-a "$top/tests/vm/arm64-ftrace.sh:/tests/arm64-ftrace.sh" \
+		-a "$top/tests/vm/arm64-bpftrace.sh:/tests/arm64-bpftrace.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
 }

@@ -11,7 +11,8 @@
 #
 #   scripts/sid-root.sh build [SERIES]   create the root (idempotent) with
 #                                        the gcc of SERIES (default 7.2,
-#                                        fetched first); installs
+#                                        fetched first; 7.2-arm64: also
+#                                        its aarch64 cross gcc); installs
 #                                        debootstrap on the host if missing
 #   scripts/sid-root.sh path             print the root; exit 1 (and say
 #                                        how to build it) if it is absent
@@ -42,7 +43,8 @@ LAYOUT=1
 
 . "$repo/scripts/lib.sh"
 
-# packages GCC_MAJOR: what the root holds besides debootstrap's minbase.
+# packages GCC_MAJOR [ARCH]: what the root holds besides debootstrap's
+# minbase, for a kernel of ARCH (default amd64).
 packages() {
 	# gcc-N: the kernel's compiler (x86_64-linux-gnu-gcc-N); make;
 	# libc6-dev for kbuild's compiler tests; linux-kbuild's Depends
@@ -50,6 +52,16 @@ packages() {
 	# Depends), xz-utils and zstd (module compression), openssl (dkms
 	# signs modules as on a real machine), sparse.
 	echo "gcc-$1 make libc6-dev pahole libelf1t64 libssl3t64 zlib1g kmod dkms xz-utils zstd openssl sparse"
+	# sid's arm64 kernel (7.2-arm64): Debian builds it natively with
+	# aarch64-linux-gnu-gcc-N; build-module.sh cross-builds with the
+	# cross compiler of the same name and version.
+	[ "${2:-amd64}" != arm64 ] || echo "gcc-$1-aarch64-linux-gnu"
+}
+
+# The packages of the root's stamp, one per line (none if it has none).
+have_packages() {
+	sed -n "s/^layout=$LAYOUT suite=sid packages=//p" "$ROOT/.codectl-stamp" 2>/dev/null |
+		tr ',' '\n'
 }
 
 complete() {
@@ -62,20 +74,29 @@ how_to_build() {
 }
 
 cmd_build() {
-	local series=${1:-7.2} auto gcc_major want
+	local series=${1:-7.2} auto gcc_major want arch pkgs missing
 	"$repo/scripts/kernels.sh" fetch "$series"
 	auto=$("$repo/scripts/kernels.sh" kdir "$series")/include/config/auto.conf
 	gcc_major=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$/\1/p' "$auto")
 	[ -n "$gcc_major" ] || die "$series: no CONFIG_GCC_VERSION in $auto (not a gcc-built kernel?)"
-	want="layout=$LAYOUT suite=sid packages=$(packages "$gcc_major" | tr ' ' ,)"
+	case $series in *-arm64) arch=arm64 ;; *) arch=amd64 ;; esac
 
 	mkdir -p "$(dirname "$ROOT")"
 	exec 9>"$ROOT.lock"
 	flock 9
-	if complete && [ "$(cat "$ROOT/.codectl-stamp")" = "$want" ]; then
-		echo "sid-root.sh: $ROOT up to date ($want)"
+	# A root made for another series too (7.2 and 7.2-arm64) serves both:
+	# up to date when it has every package wanted; else made again with
+	# its packages and these.
+	pkgs=$(packages "$gcc_major" "$arch" | tr ' ' '\n' | sort -u)
+	missing=$(comm -23 <(echo "$pkgs") <(have_packages | sort -u))
+	if complete && [ -z "$missing" ]; then
+		echo "sid-root.sh: $ROOT up to date ($(cat "$ROOT/.codectl-stamp"))"
 		return 0
 	fi
+	! complete || pkgs=$( (echo "$pkgs"; have_packages) | sort -u)
+	pkgs=$(tr '\n' ' ' <<<"$pkgs")
+	pkgs=${pkgs% }
+	want="layout=$LAYOUT suite=sid packages=${pkgs// /,}"
 	[ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot)"
 	if ! command -v debootstrap >/dev/null; then
 		echo "sid-root.sh: installing debootstrap"
@@ -83,13 +104,15 @@ cmd_build() {
 	fi
 	local new=$ROOT.new
 	rm -rf "$new"
-	echo "sid-root.sh: debootstrap sid into $new with: $(packages "$gcc_major")"
+	echo "sid-root.sh: debootstrap sid into $new with: $pkgs"
 	debootstrap --variant=minbase --components=main \
-		--include="$(packages "$gcc_major" | tr ' ' ,)" \
+		--include="${pkgs// /,}" \
 		sid "$new" "$MIRROR" ||
 		die "debootstrap failed (see $new/debootstrap/debootstrap.log)"
-	# Sanity: the compiler runs and has the kernel's version.
+	# Sanity: the compilers run and have the kernel's version.
 	chroot "$new" "x86_64-linux-gnu-gcc-$gcc_major" --version | head -n 1
+	[ $arch != arm64 ] ||
+		chroot "$new" "aarch64-linux-gnu-gcc-$gcc_major" --version | head -n 1
 	rm -rf "$new"/var/cache/apt/archives/*.deb
 	echo "$want" >"$new/.codectl-stamp"
 	rm -rf "$ROOT.old"

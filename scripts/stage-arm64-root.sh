@@ -37,12 +37,15 @@ ver=$(apt-cache madison linux-perf | awk '$6 ~ /^bookworm(-security|-updates)?\/
 [ -n "$ver" ] || { echo "stage-arm64-root.sh: no linux-perf of bookworm (apt-get update?)" >&2; exit 1; }
 tver=$(apt-cache madison trace-cmd | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
 [ -n "$tver" ] || { echo "stage-arm64-root.sh: no trace-cmd of bookworm (apt-get update?)" >&2; exit 1; }
-stamp="linux-perf $ver trace-cmd $tver layout 2"
-if [ -x "$dir/usr/bin/perf" ] && [ -x "$dir/usr/bin/trace-cmd" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
+bver=$(apt-cache madison bpftrace | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+[ -n "$bver" ] || { echo "stage-arm64-root.sh: no bpftrace of bookworm (apt-get update?)" >&2; exit 1; }
+stamp="linux-perf $ver trace-cmd $tver bpftrace $bver layout 3"
+if [ -x "$dir/usr/bin/perf" ] && [ -x "$dir/usr/bin/trace-cmd" ] && [ -x "$dir/usr/bin/bpftrace" ] &&
+   [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"
 	exit 0
 fi
-apt-cache show linux-perf:arm64 trace-cmd:arm64 >/dev/null 2>&1 ||
+apt-cache show linux-perf:arm64 trace-cmd:arm64 bpftrace:arm64 >/dev/null 2>&1 ||
 	{ echo "stage-arm64-root.sh: no arm64 packages (scripts/setup.sh)" >&2; exit 1; }
 
 # deps PKG...: the candidates' Depends and Pre-Depends, first
@@ -55,8 +58,9 @@ deps() {
 	grep -E '^(lib|zlib1g)' | grep -v -E -e '-(stdlib|minimal)$' -e '^perl-modules' |
 	sort -u
 }
-declare -A seen=([linux-perf]=1 [trace-cmd]=1)
-level=(linux-perf trace-cmd) pkgs=("linux-perf:arm64=$ver" "trace-cmd:arm64=$tver")
+declare -A seen=([linux-perf]=1 [trace-cmd]=1 [bpftrace]=1)
+level=(linux-perf trace-cmd bpftrace)
+pkgs=("linux-perf:arm64=$ver" "trace-cmd:arm64=$tver" "bpftrace:arm64=$bver")
 while [ ${#level[@]} -gt 0 ]; do
 	next=()
 	for d in $(deps "${level[@]}"); do
@@ -74,6 +78,7 @@ for d in "$dir"/debs/*.deb; do
 done
 cp -L "$dir/root/usr/bin/perf" "$dir/usr/bin/perf"
 cp -L "$dir/root/usr/bin/trace-cmd" "$dir/usr/bin/trace-cmd"
+cp -L "$dir/root/usr/bin/bpftrace" "$dir/usr/bin/bpftrace"
 # libtraceevent's plugins (its event formats; trace-cmd loads them from
 # /usr/lib/aarch64-linux-gnu/traceevent/plugins).
 plugins=$dir/root/usr/lib/aarch64-linux-gnu/traceevent/plugins
@@ -97,7 +102,7 @@ needed() {
 # plugins.
 todo=($(dpkg-deb -c "$dir"/debs/libc6_*_arm64.deb |
 	grep -o -E '[^/ ]+\.so(\.[0-9]+)+$' | sort -u))
-for f in "$dir/usr/bin/perf" "$dir/usr/bin/trace-cmd" "$dir"/lib/traceevent/plugins/*.so; do
+for f in "$dir"/usr/bin/* "$dir"/lib/traceevent/plugins/*.so; do
 	todo+=($(needed "$f"))
 done
 while [ ${#todo[@]} -gt 0 ]; do

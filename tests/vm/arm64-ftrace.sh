@@ -25,8 +25,6 @@
 # symbols).  6.1's arm64 has no arch_stack_walk_user (no
 # USER_STACKTRACE_SUPPORT): skipped there.
 
-params=/sys/module/codectl/parameters
-
 # ftrace_run NAME: 2 s of trace-cmd record; prints "TOTAL COMPLETE
 # OTHER": the tracee's stacks that start in tr_leaf, those complete, and
 # the user stacks of other tasks left out.
@@ -37,8 +35,7 @@ ftrace_run() {
 	pid=$(sed -n 's/^tracee: ready \([0-9]*\) .*/\1/p' "$tmp/$1.out")
 	trace-cmd report -i "$tmp/$1.dat" 2>"$tmp/$1.report.err" |
 		"$dir/tracee-v3" resolve >"$tmp/$1.report"
-	awk -v pid="${pid:-none}" -v chain="$chain" -v n=8 '
-	BEGIN { split(chain, want, " ") }
+	awk -v pid="${pid:-none}" -v other="$tmp/$1.other" '
 	# the task of an event line, "COMM-PID [CPU]": its pid
 	function task(l) {
 		if (!match(l, /-[0-9]+ +\[[0-9]+\]/))
@@ -46,42 +43,30 @@ ftrace_run() {
 		l = substr(l, RSTART + 1)
 		return substr(l, 1, index(l, " ") - 1)
 	}
-	function done(   i) {
-		if (k > 0 && sym[1] == "tr_leaf") {
-			total++
-			for (i = 1; i <= n && i <= k && want[i] == sym[i]; i++)
-				;
-			if (i > n)
-				complete++
-			else if (!shown++) {
-				printf "#" >"/dev/stderr"
-				for (i = 1; i <= k; i++)
-					printf " %s", sym[i] >"/dev/stderr"
-				printf "\n" >"/dev/stderr"
-			}
-		}
-		k = 0
+	function done() {
+		if (s != "")
+			print "1" s
+		s = ""
 	}
 	# its first entry is on the event line, each other on a line of
 	# its own
 	/ user_stack: / {
 		done()
 		us = task($0) == pid
-		other += !us
+		others += !us
 	}
 	us && /(^[ \t]*| user_stack: .*)=> / {
 		sub(/.*=> */, "")
 		gsub(/[<>]/, "")
-		sym[++k] = $1
+		s = s " " $1
 		next
 	}
 	{ done(); us = 0 }
 	END {
 		done()
-		printf "%d %d %d\n", total, complete, other
-	}' "$tmp/$1.report" 2>"$tmp/$1.incomplete"
-	# The first incomplete stack, for the log.
-	sed 's/^#/# '"$1"':/' "$tmp/$1.incomplete" >&2
+		print others + 0 >other
+	}' "$tmp/$1.report" | chain_share "$1" 8 | tr '\n' ' '
+	cat "$tmp/$1.other"
 }
 
 # ftrace_expect NAME "TOTAL COMPLETE OTHER" OP PERCENT: OP ge or le

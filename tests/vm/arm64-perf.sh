@@ -30,6 +30,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 ko=$1 dir=$2
 hooks=/sys/kernel/debug/codectl/hooks
+params=/sys/module/codectl/parameters
 tmp=${TMPDIR:-/tmp}/arm64-perf.$$
 chain="tr_leaf tr_f7 tr_f6 tr_f5 tr_f4 tr_f3 tr_f2 tr_f1 main"
 mkdir -p "$tmp"
@@ -102,6 +103,25 @@ perf_run() {
 	sed 's/^#/# '"$1"':/' "$tmp/$1.incomplete" >&2
 }
 
+# chain_share NAME [N]: stacks on stdin, one "COUNT SYM SYM ..." line
+# each, innermost first; prints "TOTAL COMPLETE": the count of those that
+# start in tr_leaf, and of them those whose first N (default 9) symbols
+# are $chain.  The first incomplete one goes to the log.
+chain_share() {
+	awk -v name="$1" -v n="${2:-9}" -v chain="$chain" '
+	BEGIN { split(chain, want, " ") }
+	$2 == "tr_leaf" {
+		total += $1
+		for (i = 1; i <= n && want[i] == $(i + 1); i++)
+			;
+		if (i > n)
+			complete += $1
+		else if (!shown++)
+			print "# " name ":" substr($0, index($0, " ")) >"/dev/stderr"
+	}
+	END { printf "%d %d\n", total, complete }'
+}
+
 # expect_share NAME WHAT TOTAL COMPLETE OP PERCENT: at least 20 WHAT (samples,
 # stacks) in tr_leaf, and COMPLETE of them OP (ge or le) PERCENT%
 expect_share() {
@@ -165,8 +185,10 @@ sframe=$(awk '$1 == "perf_callchain_user" && $2 == "frames" {
 check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
 	[ "${sframe:-0}" -gt 0 ]
 echo "# $(grep perf_callchain_user "$hooks" | tr '\n' ';')"
-# trace-cmd's userstacktrace, hooks on and off (arm64-ftrace.sh)
+# trace-cmd's userstacktrace, hooks on and off (arm64-ftrace.sh), and
+# bpftrace's ustack (arm64-bpftrace.sh)
 . "$here/arm64-ftrace.sh"
+. "$here/arm64-bpftrace.sh"
 check "codectl unloads" "rmmod failed" rmmod codectl
 
 rm -rf "$tmp"
