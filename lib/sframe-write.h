@@ -18,11 +18,12 @@
 
 #include "../shared/sframe.h"
 
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(SFW_AARCH64)
 /*
  * AArch64: no fixed RA offset; an FRE without an RA word has the return
  * address in the link register (SFRAME_LOC_SAME), and one saved on the
  * stack takes the second data word.  DWARF numbers of x29, sp and x30.
+ * SFW_AARCH64 selects it on another host (the unit tests).
  */
 #define SFW_ABI			SFRAME_ABI_AARCH64_LE
 #define SFW_DWARF_FP		29
