@@ -42,7 +42,7 @@ static int import_layout(int fd, struct import_layout *l)
 		return -1;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != CODECTL_ELF_MACHINE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum ||
 	    eh.e_phnum > IMPORT_MAX_PHDRS) {
 		errno = ENOEXEC;

@@ -4,6 +4,7 @@
 #define LIBCODECTL_INTERNAL_H
 
 #include "codectl.h"
+#include "../shared/machine.h"
 
 /* Everything is hidden (-fvisibility=hidden) except what is marked. */
 #define CODECTL_EXPORT	__attribute__((visibility("default")))

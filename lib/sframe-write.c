@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A small SFrame v3 writer for AMD64, freestanding (see sframe-write.h).
+ * A small SFrame v3 writer for AMD64 or AArch64, freestanding (see
+ * sframe-write.h).
  *
  * Layout written (binutils' libsframe/doc/sframe-spec.texi): the
- * 28-byte header (SORTED | FDE_FUNC_START_PCREL, fixed RA offset -8, no
- * auxiliary header), one 16-byte FDE index entry per function (s64 start
+ * 28-byte header (SORTED | FDE_FUNC_START_PCREL, fixed RA offset -8 on
+ * AMD64 and none on AArch64, no auxiliary header), one 16-byte FDE index entry per function (s64 start
  * relative to the entry itself, u32 size, u32 offset of its attribute
  * record in the FRE sub-section), then per function its 5-byte attribute
  * record (u16 FREs, info, info2, rep size) followed by its FREs.  All
@@ -20,18 +21,26 @@
 
 static int is_sp(uint16_t base)
 {
-	return base == SFRAME_BASE_SP || base == SFW_DWARF_RSP;
+	return base == SFRAME_BASE_SP || base == SFW_DWARF_SP;
 }
 
 static int is_fp(uint16_t base)
 {
-	return base == SFRAME_BASE_FP || base == SFW_DWARF_RBP;
+	return base == SFRAME_BASE_FP || base == SFW_DWARF_FP;
 }
 
+/* Is the RA where the ABI has it when an FRE says nothing of it? */
 static int ra_default(const struct sframe_loc *l)
 {
+	if (!SFW_FIXED_RA)
+		return l->kind == SFRAME_LOC_SAME;
 	return l->kind == SFRAME_LOC_MEM && l->base == SFRAME_BASE_CFA &&
-	       l->off == -8;
+	       l->off == SFW_FIXED_RA;
+}
+
+static int at_cfa(const struct sframe_loc *l)
+{
+	return l->kind == SFRAME_LOC_MEM && l->base == SFRAME_BASE_CFA;
 }
 
 /* Does the row fit the DEFAULT encoding? */
@@ -40,10 +49,15 @@ static int row_default(const struct sframe_wrow *r)
 	if (r->outermost)
 		return 1;
 	if (r->cfa.kind != SFRAME_LOC_VAL ||
-	    !(is_sp(r->cfa.base) || is_fp(r->cfa.base)) || !ra_default(&r->ra))
+	    !(is_sp(r->cfa.base) || is_fp(r->cfa.base)))
 		return 0;
-	return r->fp.kind == SFRAME_LOC_SAME ||
-	       (r->fp.kind == SFRAME_LOC_MEM && r->fp.base == SFRAME_BASE_CFA);
+	if (SFW_FIXED_RA)
+		return ra_default(&r->ra) &&
+		       (r->fp.kind == SFRAME_LOC_SAME || at_cfa(&r->fp));
+	/* No fixed RA offset: the FP's word follows an RA word. */
+	if (r->fp.kind == SFRAME_LOC_SAME)
+		return ra_default(&r->ra) || at_cfa(&r->ra);
+	return at_cfa(&r->ra) && at_cfa(&r->fp);
 }
 
 /*
@@ -61,9 +75,9 @@ static int32_t flex_ctrl(const struct sframe_loc *l)
 	if (l->base == SFRAME_BASE_CFA)
 		return (int32_t)c;	/* a CFA-based VAL is 0: refused */
 	if (is_sp(l->base))
-		reg = SFW_DWARF_RSP;
+		reg = SFW_DWARF_SP;
 	else if (is_fp(l->base))
-		reg = SFW_DWARF_RBP;
+		reg = SFW_DWARF_FP;
 	else if (l->base <= SFW_MAX_FLEX_REG)
 		reg = l->base;
 	else
@@ -112,6 +126,8 @@ static int row_words(const struct sframe_wrow *r, int flex, int32_t *w)
 	if (r->outermost)
 		return 0;
 	w[n++] = r->cfa.off;
+	if (!SFW_FIXED_RA && r->ra.kind == SFRAME_LOC_MEM)
+		w[n++] = r->ra.off;
 	if (r->fp.kind == SFRAME_LOC_MEM)
 		w[n++] = r->fp.off;
 	return n;
@@ -216,9 +232,9 @@ uint64_t sframe_write(const struct sframe_wfunc *funcs, uint32_t nfuncs,
 	put(buf, SFRAME_MAGIC, 2);
 	buf[2] = SFRAME_VERSION_3;
 	buf[3] = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
-	buf[4] = SFRAME_ABI_AMD64_LE;
+	buf[4] = SFW_ABI;
 	buf[5] = 0;			/* FP: no fixed offset */
-	buf[6] = (uint8_t)-8;		/* RA at CFA - 8 */
+	buf[6] = (uint8_t)SFW_FIXED_RA;	/* AMD64: RA at CFA - 8 */
 	buf[7] = 0;			/* no auxiliary header */
 	put(buf + 8, nfuncs, 4);
 	put(buf + 12, total, 4);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A small SFrame v3 writer (AMD64), freestanding like the decoder beside
+ * A small SFrame v3 writer (AMD64, or AArch64 when built for arm64: the
+ * machine whose objects libcodectl synthesises for), freestanding like the decoder beside
  * it (shared/sframe.[ch]): no libc, fixed-width types only, the output
  * buffer is the caller's.
  *
@@ -17,10 +18,28 @@
 
 #include "../shared/sframe.h"
 
+#if defined(__aarch64__) || defined(SFW_AARCH64)
+/*
+ * AArch64: no fixed RA offset; an FRE without an RA word has the return
+ * address in the link register (SFRAME_LOC_SAME), and one saved on the
+ * stack takes the second data word.  DWARF numbers of x29, sp and x30.
+ * SFW_AARCH64 selects it on another host (the unit tests).
+ */
+#define SFW_ABI			SFRAME_ABI_AARCH64_LE
+#define SFW_DWARF_FP		29
+#define SFW_DWARF_SP		31
+#define SFW_DWARF_RA		30
+#define SFW_FIXED_RA		0
+#else
 /* DWARF numbers of the x86-64 registers the AMD64 rules name. */
 #define SFW_DWARF_RBP		6
 #define SFW_DWARF_RSP		7
 #define SFW_DWARF_RA		16
+#define SFW_ABI			SFRAME_ABI_AMD64_LE
+#define SFW_DWARF_FP		SFW_DWARF_RBP
+#define SFW_DWARF_SP		SFW_DWARF_RSP
+#define SFW_FIXED_RA		(-8)	/* the RA at CFA - 8 */
+#endif
 
 /* Most FREs one v3 FDE can hold (its attribute record's u16). */
 #define SFW_MAX_FRES		0xffff
@@ -32,7 +51,9 @@
  * @cfa:	SFRAME_LOC_VAL or _MEM of SFRAME_BASE_SP, _FP or a DWARF
  *		register number (0-31)
  * @ra:		SFRAME_LOC_MEM of SFRAME_BASE_CFA - 8 (the AMD64 default),
- *		another _MEM of the CFA or a register, or _VAL of a register
+ *		another _MEM of the CFA or a register, or _VAL of a register;
+ *		AArch64: also SFRAME_LOC_SAME (in the link register, its
+ *		default)
  * @fp:		SFRAME_LOC_SAME, or as @ra
  */
 struct sframe_wrow {
@@ -80,9 +101,10 @@ int sframe_wrow_ok(const struct sframe_wrow *row);
  * @bufsize:	bytes at @buf
  * @nfres:	out, may be NULL: FREs written
  *
- * A function whose rows all fit the AMD64 DEFAULT encoding (CFA = SP/FP
- * + offset, RA at CFA - 8, FP same or at a CFA offset, or outermost) gets
- * a DEFAULT FDE, any other a FLEX FDE.  Every row must pass
+ * A function whose rows all fit the ABI's DEFAULT encoding (CFA = SP/FP
+ * + offset, RA at CFA - 8 (AMD64) or in x30 or at a CFA offset (AArch64),
+ * FP same or at a CFA offset (AArch64: the RA at one too), or outermost)
+ * gets a DEFAULT FDE, any other a FLEX FDE.  Every row must pass
  * sframe_wrow_ok().
  *
  * Return: the section's size in bytes (written when @buf is not NULL and

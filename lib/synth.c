@@ -7,8 +7,9 @@
  * and each FDE's rows are walked with dwarf_cfi_addrframe(), the row
  * holding a pc, whose dwarf_frame_info() range [start, end) gives the
  * next row's first pc.  Each row becomes an SFrame row when SFrame can
- * say what the CFI says about the CFA, the return address (DWARF 16) and
- * rbp (DWARF 6); rows it cannot (DWARF expressions other than *(reg +
+ * say what the CFI says about the CFA, the return address (x86-64: DWARF
+ * 16; arm64: x30, DWARF 30) and the frame pointer (rbp, DWARF 6; x29,
+ * DWARF 29); rows it cannot (DWARF expressions other than *(reg +
  * off), RA or rbp rules without an equivalent) end the SFrame function
  * there, so those pcs have no FDE and unwinders fall back.  The section
  * is written by sframe-write.c and checked with the project's decoder
@@ -94,9 +95,9 @@ static int breg(const Dwarf_Op *op, uint16_t *reg, int64_t *off)
 
 static uint16_t sp_fp_base(uint16_t reg)
 {
-	if (reg == SFW_DWARF_RSP)
+	if (reg == SFW_DWARF_SP)
 		return SFRAME_BASE_SP;
-	if (reg == SFW_DWARF_RBP)
+	if (reg == SFW_DWARF_FP)
 		return SFRAME_BASE_FP;
 	return reg;
 }
@@ -190,11 +191,17 @@ static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
 		r->outermost = 1;
 		return ROW_OK;
 	}
-	if (!n || !reg_loc(ops, n, &r->ra))
+	/*
+	 * Same value: still in the link register (AArch64, where SFrame
+	 * says so with no RA word); x86-64's return address is never there.
+	 */
+	if (!n && !SFW_FIXED_RA)
+		r->ra.kind = SFRAME_LOC_SAME;
+	else if (!n || !reg_loc(ops, n, &r->ra))
 		return ROW_RA;
 	if (dwarf_frame_cfa(fr, &ops, &n) || !cfa_loc(ops, n, &r->cfa))
 		return ROW_CFA;
-	if (dwarf_frame_register(fr, SFW_DWARF_RBP, mem, &ops, &n))
+	if (dwarf_frame_register(fr, SFW_DWARF_FP, mem, &ops, &n))
 		return ROW_FP;
 	if (!n && !ops)
 		r->fp.kind = SFRAME_LOC_SAME;
@@ -457,7 +464,7 @@ static int synth_elf(Elf *elf, struct synth *s, uint64_t sec_addr,
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != CODECTL_ELF_MACHINE ||
 	    elf_getphdrnum(elf, &phnum)) {
 		errno = ENOEXEC;
 		return -1;

@@ -28,13 +28,16 @@
 #                  signed; loaded in a guest; upgraded; purged (and the
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
 #
-#   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64 (6.12-arm64
-#                  by default, 6.1-arm64 and 7.2-arm64 when named:
-#                  make check-arm64) the module
+#   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64,
+#   ondemand-SERIES-arm64 (6.12-arm64 by default, 6.1-arm64 and
+#                  7.2-arm64 when named: make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
-#                  first guest tests (tests/vm/arm64-suite.sh) and
-#                  Debian's arm64 perf (tests/vm/arm64-perf.sh); no other
+#                  first guest tests (tests/vm/arm64-suite.sh),
+#                  Debian's arm64 perf (tests/vm/arm64-perf.sh) and
+#                  ondemand-SERIES-arm64: Debian's arm64 python3.11 under
+#                  that perf with the codectl daemon cross-built
+#                  (tests/vm/arm64-ondemand.sh); no other
 #                  stage yet
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
@@ -260,6 +263,38 @@ tracers_arm64_stage() {
 		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
 }
 
+# On demand on arm64: Debian's arm64 python3.11 (scripts/stage-arm64-ondemand.sh)
+# under Debian's arm64 perf record -g, with codectl.ko alone and with the
+# codectl daemon cross-built for aarch64 (make -C tests/vm arm64-tools)
+# (tests/vm/arm64-ondemand.sh).  CODECTL_OD_NODAEMON=1: the test's
+# negative control, the daemon not started (its checks must then fail).
+ondemand_arm64_stage() {
+	local series=$1 ko out root od f a=()
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	out=$(dirname "$ko")/../tests-arm64
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
+	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
+		ARM64_SYSROOT="$od/sysroot" || return 1
+	for f in "$od"/lib/*; do
+		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
+	done
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" \
+		-A "$root/usr/bin/perf:/usr/bin/perf" \
+		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${a[@]}" \
+		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-A "$od/usr/bin/python3.11:/usr/bin/python3.11" \
+		-A "$od/python3.11:/usr/lib/python3.11" \
+		-A "$out/src/tools/codectl:/usr/bin/codectl" \
+		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
+		-a "$top/tests/demo/workload.py:/tests/workload.py" \
+		-a "$top/tests/vm/arm64-ondemand.sh:/tests/arm64-ondemand.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-- sh /tests/arm64-ondemand.sh /codectl.ko /tests/workload.py 3 \
+		"${CODECTL_OD_NODAEMON:+nodaemon}"
+}
+
 # perf, trace-cmd and bpftrace from Debian, unchanged, in a guest with the
 # module's tracer hooks (tests/vm/tracers.sh).  bpftrace's LLVM wants 3 GB.
 # The audit module's namespace looks ld.so up by its soname where Debian
@@ -474,13 +509,21 @@ wait_stages() {
 
 # The stages of the kernels named: the guest suite, the tracer and the
 # runtime tests (stages_a), the on-demand tests, the fixtures' verdicts
-# and DKMS (stages_b); an arm64 kernel's stages in stages_b.  With the
-# packages after stages_b, the two lanes take about as long (CI of
-# ab6b3ff: 2866 s and 2933 s of stages this way).
+# and DKMS (stages_b); an arm64 kernel's guest suite and tracer tests in
+# stages_b, its on-demand test in stages_a.  With the packages after
+# stages_b, the two lanes take about as long (CI of ab6b3ff: 2866 s and
+# 2933 s of stages this way; the times of 5983b30, docs/testing.md, put
+# stages_a at 2821 s and stages_b at 2995 s before ondemand-6.12-arm64's
+# 155 s went to stages_a).
 stages_a() {
 	local s
 	for s in "$@"; do
-		[[ $s != *-arm64 ]] || continue
+		if [[ $s == *-arm64 ]]; then
+			# arm64's on-demand stage here: the other lane has
+			# its other stages and the packages.
+			run_stage "ondemand-$s" ondemand_arm64_stage "$s"
+			continue
+		fi
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
 		run_stage "runtimes-$s" runtimes_stage "$s"
@@ -552,6 +595,8 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 	done
 	[ -d "$cache/ondemand-python3.11" ] ||
 		"$top/scripts/stage-python.sh" "$cache/ondemand-python3.11"
+	[[ " $* " != *-arm64\ * ]] ||
+		"$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand" >/dev/null
 	"$top/scripts/stage-node.sh" "$cache/nodejs" >/dev/null
 	"$top/scripts/stage-java.sh" "$cache/java" >/dev/null
 	run_bg lane-a stages_a "$@"

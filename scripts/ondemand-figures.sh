@@ -10,7 +10,9 @@
 # The first reads the FIGURE lines tests/vm/ondemand.sh printed in each
 # kernel's console (LOGDIR/ondemand-SERIES.console, as scripts/check.sh
 # keeps them; default its log directory) and puts the tables between the
-# ondemand markers of DOC (default docs/ondemand.md; "-" prints them).
+# ondemand markers of DOC (default docs/ondemand.md; "-" prints them);
+# and those of tests/vm/arm64-ondemand.sh (ondemand-SERIES-arm64.console)
+# between the ondemand-arm64 markers.
 # The second fills a scratch cache with every ELF object under DIR
 # (default /usr; `codectl daemon --prime`, no module needed) and puts
 # what it took between the usr markers.  The third times the SHA-256
@@ -87,11 +89,60 @@ fi
 
 logs=$(log_dir "${1:-}")
 doc=${2:-$top/docs/ondemand.md}
-consoles=()
+consoles=() arm64=()
 for s in 6.1 6.12 7.2; do
 	[ -f "$logs/ondemand-$s.console" ] && consoles+=("$logs/ondemand-$s.console")
 done
-[ ${#consoles[@]} -gt 0 ] || die "no $logs/ondemand-*.console (scripts/check.sh runs the ondemand stages)"
+for s in 6.12-arm64 6.1-arm64; do
+	[ -f "$logs/ondemand-$s.console" ] && arm64+=("$logs/ondemand-$s.console")
+done
+[ ${#consoles[@]} -gt 0 ] || [ ${#arm64[@]} -gt 0 ] ||
+	die "no $logs/ondemand-*.console (scripts/check.sh runs the ondemand stages)"
+
+# arm64 (tests/vm/arm64-ondemand.sh): python3.11's shares, between the
+# ondemand-arm64 markers.
+if [ ${#arm64[@]} -gt 0 ]; then
+	table=$(awk '
+	FNR == 1 { k = FILENAME; sub(/.*ondemand-/, "", k); sub(/\.console$/, "", k)
+		   ks[++nk] = k }
+	/^# on demand, arm64: / { kver[k] = $5 }
+	/^FIGURE arm64 python3 / && $5 == "samples" {
+		sub(/\r$/, "")
+		v[k, $4] = $8 " of " $6 " " $9
+		nc[k, $4] = $13
+		sub(/;$/, "", nc[k, $4])
+		by[k, $4] = $19
+		sub(/^\(/, "", by[k, $4])
+	}
+	/^FIGURE arm64 daemon rss_kb / { rss[k] = $5 " KiB" }
+	END {
+		printf "| python3.11 | what |"
+		for (i = 1; i <= nk; i++) printf " %s |", ks[i]
+		printf "\n|---|---|"
+		for (i = 1; i <= nk; i++) printf "---|"
+		printf "\n"
+		split("daemon control cold", modes, " ")
+		names["daemon"] = "the daemon running (its second run)"
+		names["control"] = "codectl.ko alone, no daemon"
+		names["cold"] = "its first run (the daemon synthesising)"
+		for (m = 1; m <= 3; m++) {
+			printf "| %s | complete |", names[modes[m]]
+			for (i = 1; i <= nk; i++) printf " %s |", v[ks[i], modes[m]]
+			printf "\n| %s | frames found by SFrame (not frame records) |", names[modes[m]]
+			for (i = 1; i <= nk; i++) printf " %s |", by[ks[i], modes[m]]
+			printf "\n| %s | frames not code |", names[modes[m]]
+			for (i = 1; i <= nk; i++) printf " %s |", nc[ks[i], modes[m]]
+			printf "\n"
+		}
+		printf "| all | daemon memory (RSS) |"
+		for (i = 1; i <= nk; i++) printf " %s |", rss[ks[i]]
+		printf "\n\nKernels: "
+		for (i = 1; i <= nk; i++) printf "%s%s", (i > 1 ? ", " : ""), kver[ks[i]]
+		printf ".\n"
+	}' "${arm64[@]}")
+	doc_replace "$doc" ondemand-arm64 "$table" || true
+fi
+[ ${#consoles[@]} -gt 0 ] || exit 0
 
 table=$(awk '
 	FNR == 1 { k = FILENAME; sub(/.*ondemand-/, "", k); sub(/\.console$/, "", k)

@@ -25,6 +25,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../shared/machine.h"
 #include "coverage.h"
 #include "daemon.h"
 
@@ -132,7 +133,7 @@ void cov_free(struct cov_ctx *c)
 
 /*
  * Has the ELF object at @fd its own SFrame (PT_GNU_SFRAME)?  1, 0, or -1
- * when it is not an x86-64 ELF object (errno ENOEXEC) or cannot be read.
+ * when it is not an ELF object of this machine (errno ENOEXEC) or cannot be read.
  */
 static int own_sframe(int fd)
 {
@@ -144,7 +145,7 @@ static int own_sframe(int fd)
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64 ||
+	    eh.e_machine != CODECTL_ELF_MACHINE ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
 	    !eh.e_phnum || eh.e_phnum > MAX_PHDRS) {
 		errno = ENOEXEC;
@@ -245,7 +246,7 @@ void cov_file(const struct cov_ctx *c, int fd, const char *path, int key,
 	}
 	own = own_sframe(fd);
 	if (own < 0) {
-		snprintf(v->how, sizeof(v->how), "not an x86-64 ELF object: %s",
+		snprintf(v->how, sizeof(v->how), "not an " CODECTL_MACHINE_NAME " ELF object: %s",
 			 strerror(errno));
 		return;
 	}

@@ -79,7 +79,7 @@ static void prime_file(const char *path, struct prime *p)
 	} else if (err != ENOEXEC) {
 		p->failed++;
 	} else {
-		p->objects--;	/* not an x86-64 object */
+		p->objects--;	/* not an object of this machine */
 	}
 	close(fd);
 }

@@ -30,19 +30,20 @@
 
 #include <codectl.h>
 
+#include "../shared/machine.h"
 #include "commands.h"
 
 #define LD_SO_CACHE	"/etc/ld.so.cache"
 #define IMPORTS_PATH	"/sys/kernel/debug/codectl/imports"
 /* Not in ld.so.cache: the loader itself. */
-#define LD_SO		"/lib64/ld-linux-x86-64.so.2"
+#define LD_SO		CODECTL_LD_SO
 
 /* glibc's ld.so.cache, the format of glibc 2.32 and later. */
 #define CACHE_MAGIC	"glibc-ld.so.cache1.1"
 #define CACHE_HDR	48	/* magic, nlibs, len_strings, flags, ... */
 #define CACHE_ENTRY	24	/* flags, key, value, osversion, hwcap */
 #define CACHE_ARCH_MASK	0xff00	/* of an entry's flags: the architecture */
-#define CACHE_X86_64	0x0300	/* FLAG_X8664_LIB64 */
+#define CACHE_ARCH	CODECTL_LD_CACHE_ARCH
 
 struct import_count {
 	unsigned int imported, own_sframe, no_cfi, too_large, failed;
@@ -227,8 +228,8 @@ static long system_paths(char ***paths)
 	for (i = 0; i < nlibs; i++) {
 		const unsigned char *e = cache + CACHE_HDR + i * CACHE_ENTRY;
 
-		if ((get32(e) & CACHE_ARCH_MASK) != CACHE_X86_64)
-			continue;	/* i386 or x32 */
+		if ((get32(e) & CACHE_ARCH_MASK) != CACHE_ARCH)
+			continue;	/* another ABI: i386, x32, ... */
 		value = get32(e + 8);
 		/* String offsets are from the header; NUL-terminated. */
 		if (value >= len || !memchr(cache + value, 0, len - value))
