@@ -279,7 +279,8 @@ ondemand_arm64_stage() {
 	for f in "$od"/lib/*; do
 		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
 	done
-	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+	# 2 GB: the staged libraries include bpftrace's LLVM (tracers).
+	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
 		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${a[@]}" \
