@@ -27,6 +27,11 @@
 #                  with 6.1's and 7.2's headers, dkms building the module,
 #                  signed; loaded in a guest; upgraded; purged (and the
 #                  RPMs' scriptlets) (scripts/pkg-test.sh)
+#   packages-SERIES-arm64  the packages cross-built for arm64 (.debs and
+#                  RPMs): architectures, AArch64 ELF files, the host
+#                  packages' file lists; in an arm64 guest the packaged
+#                  codectl and libcodectl.so.1 with the module
+#                  (scripts/pkg-test-arm64.sh)
 #
 #   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64,
 #   ondemand-SERIES-arm64 (6.12-arm64 by default, 6.1-arm64 and
@@ -34,11 +39,11 @@
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
 #                  first guest tests (tests/vm/arm64-suite.sh),
-#                  Debian's arm64 perf (tests/vm/arm64-perf.sh) and
+#                  Debian's arm64 perf (tests/vm/arm64-perf.sh),
 #                  ondemand-SERIES-arm64: Debian's arm64 python3.11 under
 #                  that perf with the codectl daemon cross-built
-#                  (tests/vm/arm64-ondemand.sh); no other
-#                  stage yet
+#                  (tests/vm/arm64-ondemand.sh), and packages-SERIES-arm64
+#                  (above); no other stage yet
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
@@ -558,15 +563,31 @@ lane_b() {
 }
 
 # The .debs built, installed with apt, upgraded and purged, for the
-# kernels the package test has roots for (scripts/pkg-test.sh).
+# kernels the package test has roots for (scripts/pkg-test.sh); for an
+# arm64 kernel, the packages cross-built for arm64, compared with the
+# host's, their files run in an arm64 guest (scripts/pkg-test-arm64.sh:
+# packages-SERIES-arm64).
 packages_stage() {
-	local s pkg_series=()
+	local s pkg_series=() arm64_series=()
 	[ $vm_only -eq 0 ] && [ $debug -eq 0 ] || return 0
 	for s in "$@"; do
-		case $s in 6.1 | 7.2) pkg_series+=("$s") ;; esac
+		case $s in
+		6.1 | 7.2) pkg_series+=("$s") ;;
+		*-arm64) arm64_series+=("$s") ;;
+		esac
 	done
+	# The host's packages that the arm64 ones are compared with: the
+	# package test's, when it ran (else pkg-test-arm64.sh builds them).
+	local host=$logs/.pkg-host host_args=()
+	rm -rf "$host"
 	[ ${#pkg_series[@]} -eq 0 ] ||
-		run_stage packages "$top/scripts/pkg-test.sh" "${pkg_series[@]}"
+		run_stage packages "$top/scripts/pkg-test.sh" --keep "$host" "${pkg_series[@]}"
+	[ ! -d "$host/deb" ] || [ ! -d "$host/rpm/RPMS" ] ||
+		host_args=(--host-debs "$host/deb" --host-rpms "$host/rpm/RPMS")
+	for s in "${arm64_series[@]}"; do
+		run_stage "packages-$s" "$top/scripts/pkg-test-arm64.sh" "${host_args[@]}" "$s"
+	done
+	rm -rf "$host"
 }
 
 for s in "$@"; do

@@ -42,8 +42,12 @@
 #     nothing.  Debian's dkms and rpm stand in for Fedora's: this checks
 #     the scriptlets' logic, not Fedora.
 #
-#   scripts/pkg-test.sh [--debs DIR --debs2 DIR] [--rpms DIR --rpms2 DIR] [SERIES...]
-#                                                          (default 6.1 7.2)
+#   scripts/pkg-test.sh [--debs DIR --debs2 DIR] [--rpms DIR --rpms2 DIR]
+#                       [--keep DIR] [SERIES...]           (default 6.1 7.2)
+#
+# --keep DIR: the first .debs and RPMs also go to DIR/deb and DIR/rpm/RPMS
+# (scripts/check.sh gives them to scripts/pkg-test-arm64.sh, which
+# compares the arm64 packages with them).
 #
 # Ends with "N passed, N failed"; exits non-zero on any failure.  Needs
 # root (debootstrap, chroot, mounts) and Debian's archive for the first
@@ -63,9 +67,10 @@ finish() {
 }
 t0=$(date +%s)
 
-debs1="" debs2="" rpms1="" rpms2=""
+debs1="" debs2="" rpms1="" rpms2="" keep=""
 while [ $# -gt 0 ]; do
 	case $1 in
+	--keep) keep=$(readlink -f "$2"); shift 2 ;;
 	--debs) debs1=$(readlink -f "$2"); shift 2 ;;
 	--debs2) debs2=$(readlink -f "$2"); shift 2 ;;
 	--rpms) rpms1=$(readlink -f "$2"); shift 2 ;;
@@ -117,6 +122,11 @@ if [ -z "$rpms2" ]; then
 		sed 's/^/    /' "$tmp/rbuild2.log"; notok "pkg-build.sh --rpm --rpm-dist .pkgtest1"; finish
 	fi
 	rpms2=$tmp/rbuild2/rpm/RPMS
+fi
+if [ -n "$keep" ]; then
+	rm -rf "$keep" && mkdir -p "$keep/deb" "$keep/rpm" &&
+		cp -a "$debs1"/*.deb "$keep/deb/" && cp -a "$rpms1" "$keep/rpm/RPMS" ||
+		{ notok "--keep $keep: copying the packages"; finish; }
 fi
 mkdir -p "$tmp/r1" "$tmp/r2"
 find "$rpms1" -name '*.rpm' -exec cp -t "$tmp/r1" {} +

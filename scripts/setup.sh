@@ -21,8 +21,8 @@
 #
 # arm64 (6.12-arm64 is in the default run: docs/testing.md): dpkg's arm64
 # architecture (for apt-get download of busybox-static:arm64, the arm64
-# kernels and scripts/stage-arm64-root.sh's perf and libraries; nothing
-# arm64 is installed into this root), qemu-system-arm
+# kernels and scripts/stage-arm64-root.sh's perf and libraries; arm64
+# packages installed into this root: only the build dependencies at the end), qemu-system-arm
 # (qemu-system-aarch64), the arm64 cross libc (libc6-dev-arm64-cross: the
 # guest's test programs) and the 6.12-arm64 kernel.  The argument "arm64"
 # is still taken, and changes nothing.
@@ -97,5 +97,12 @@ apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 apt-get install -y -q --no-install-recommends qemu-system-arm \
 	libc6-dev-arm64-cross
 "$(dirname "$0")/kernels.sh" fetch 6.12-arm64
+
+# The arm64 packages' build dependencies (scripts/pkg-build.sh --arch
+# arm64: dpkg-buildpackage -a arm64 checks and links against them),
+# installed beside the host's own (Multi-Arch: same; libc6:arm64 and the
+# libraries they depend on come with them): arm64 packages installed
+# into this root, unlike the above.
+apt-get install -y -q --no-install-recommends libdw-dev:arm64 libelf-dev:arm64 libssl-dev:arm64
 
 echo "setup.sh: done"
