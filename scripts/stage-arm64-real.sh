@@ -52,8 +52,10 @@ orig() {
 }
 read -r lver ldir lsum lfile <<<"$(orig lua5.4)"
 read -r sver sdir ssum sfile <<<"$(orig sqlite3)"
-[ -n "${lfile:-}" ] && [ -n "${sfile:-}" ] ||
-	{ echo "stage-arm64-real.sh: lua5.4 or sqlite3 not in bookworm's Sources" >&2; exit 1; }
+if [ -z "${lfile:-}" ] || [ -z "${sfile:-}" ]; then
+	echo "stage-arm64-real.sh: lua5.4 or sqlite3 not in bookworm's Sources" >&2
+	exit 1
+fi
 stamp="lua5.4 $lver sqlite3 $sver layout $LAYOUT $(aarch64-linux-gnu-gcc -dumpfullversion)"
 if [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ] &&
    [ -x "$dir/bin/lua-pac" ] && [ -x "$dir/bin/sqlite3-pac" ]; then
@@ -73,7 +75,7 @@ fetch "$ldir" "$lsum" "$lfile"
 fetch "$sdir" "$ssum" "$sfile"
 
 start=$(date +%s)
-rm -rf "$dir/build" "$dir/bin"
+rm -rf "${dir:?}/build" "${dir:?}/bin"
 mkdir -p "$dir/build/lua" "$dir/build/sqlite3" "$dir/bin"
 tar -xf "$dir/src/$lfile" -C "$dir/build/lua" --strip-components=1
 tar -xf "$dir/src/$sfile" -C "$dir/build/sqlite3" --strip-components=1
@@ -91,7 +93,7 @@ build() {
 	lua*)
 		# shellcheck disable=SC2046,SC2086 # word lists
 		aarch64-linux-gnu-gcc $cflags $2 -DLUA_USE_LINUX -o "$dir/bin/$1" \
-			$(ls "$dir"/build/lua/src/*.c | grep -v '/luac\.c$') \
+			$(find "$dir/build/lua/src" -name '*.c' ! -name luac.c | sort) \
 			-Wl,-E -lm -ldl ;;
 	sqlite3*)
 		# shellcheck disable=SC2086 # word lists
