@@ -61,8 +61,8 @@ real_run() {
 	sleep 0.5
 	# The objects' load addresses: perf script gives a frame in an
 	# object as its offset there, and a frame in none as it is.
-	bases=$(awk '$3 == "00000000" && $6 ~ /^\// { print $6 "=" $1 }' \
-		"/proc/$pid/maps" | sed 's/-.*//' | tr '\n' ' ')
+	bases=$(awk '$3 == "00000000" && $6 ~ /^\// {
+		sub(/-.*/, "", $1); printf "%s=%s ", $6, $1 }' "/proc/$pid/maps")
 	perf record -q -e cpu-clock:u -F 499 -g -p "$pid" -o "$tmp/$1.data" \
 		-- sleep 3 2>"$tmp/$1.err" >/dev/null
 	kill "$pid"
