@@ -245,15 +245,21 @@ vm_arm64_stage() {
 # (tests/vm/arm64-perf.sh); then Debian's arm64 trace-cmd records their
 # user stacks at sched_switch, the module's hooks on and off
 # (tests/vm/arm64-ftrace.sh), and Debian's arm64 bpftrace their ustack
-# (tests/vm/arm64-bpftrace.sh; its LLVM: 2 GB of guest memory).
+# (tests/vm/arm64-bpftrace.sh; its LLVM: 2 GB of guest memory), and real
+# programs, lua and sqlite3 (scripts/stage-arm64-real.sh) under perf
+# (tests/vm/arm64-real.sh).
 tracers_arm64_stage() {
-	local series=$1 ko out root
+	local series=$1 ko out root real p a=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
 	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	real=$("$top/scripts/stage-arm64-real.sh" "$cache/arm64-real") || return 1
+	for p in lua lua-pac sqlite3 sqlite3-pac; do
+		a+=(-a "$real/bin/$p:/tests/arm64/real/$p")
+	done
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
-		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
+		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
 		-A "$root/usr/bin/trace-cmd:/usr/bin/trace-cmd" \
 		-A "$root/usr/bin/bpftrace:/usr/bin/bpftrace" \
@@ -264,8 +270,9 @@ tracers_arm64_stage() {
 		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
 		-a "$top/tests/vm/arm64-ftrace.sh:/tests/arm64-ftrace.sh" \
 		-a "$top/tests/vm/arm64-bpftrace.sh:/tests/arm64-bpftrace.sh" \
+		-a "$top/tests/vm/arm64-real.sh:/tests/arm64-real.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
-		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64
+		-- sh /tests/arm64-perf.sh /codectl.ko /tests/arm64 /tests/arm64/real
 }
 
 # On demand on arm64: Debian's arm64 python3.11 (scripts/stage-arm64-ondemand.sh)

@@ -78,6 +78,7 @@ pkgs=(build-essential make gcc pkg-config libcmocka-dev sparse dkms kmod
       gcc-aarch64-linux-gnu gcc-s390x-linux-gnu
       clang-14 libclang-rt-14-dev	# clang: tests/sframe/fuzz (libFuzzer)
       linux-perf trace-cmd bpftrace	# the tracer tests (tests/vm/tracers.sh)
+      tcl8.6	# stage-arm64-real.sh: sqlite3's amalgamation (tclsh)
       python3.11 perl sqlite3	# the on-demand tests' programs (tests/vm/ondemand.sh)
       # JIT runtimes (tests/vm/runtimes.sh): OpenJDK, and the libraries of
       # Debian's node, which scripts/stage-node.sh unpacks beside them

@@ -7,7 +7,7 @@
 # --gsframe and without frame records, and gets their whole user stacks
 # once codectl.ko is loaded (its kprobe on perf_callchain_user).
 #
-#   arm64-perf.sh MODULE.ko DIR
+#   arm64-perf.sh MODULE.ko DIR REAL
 #
 # DIR holds the tracees (tests/vm/unwind/tracee.c, make -C tests/vm
 # arm64): tracee-v3 (-O2 -fomit-frame-pointer -Wa,--gsframe, binutils
@@ -24,11 +24,14 @@
 #     outside code: every frame of every sample in an object perf knows
 #     (perf script's dso is not "[unknown]"), signed return addresses
 #     included (a PAC left in an address puts it outside every mapping).
+# REAL holds real programs (lua, sqlite3 and their PAC builds:
+# scripts/stage-arm64-real.sh), sampled without and with the module too
+# (tests/vm/arm64-real.sh, sourced here).
 # Then, the module still loaded, trace-cmd (tests/vm/arm64-ftrace.sh,
 # sourced here): ftrace's userstacktrace with the hooks on and off.
 # FIGURE lines: the shares.  The last line is "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
-ko=$1 dir=$2
+ko=$1 dir=$2 real=$3
 hooks=/sys/kernel/debug/codectl/hooks
 params=/sys/module/codectl/parameters
 tmp=${TMPDIR:-/tmp}/arm64-perf.$$
@@ -163,6 +166,16 @@ for v in v3 pac; do
 	fig "arm64 perf tracee-$v without codectl: $(echo "$r" | awk '{ printf "%d/%d complete", $2, $1 }')"
 done
 
+# Real programs (arm64-real.sh): lua, sqlite3, their PAC builds.
+. "$here/arm64-real.sh"
+# shellcheck disable=SC2016 # sh -c's script
+check "lua-pac and sqlite3-pac are PAC-signed, lua and sqlite3 not" "paciasp count" \
+	sh -c 'for p in lua sqlite3; do
+		[ "$(od -An -tx4 -v "$1/$p-pac" | grep -c d503233f)" -gt 0 ] &&
+		[ "$(od -An -tx4 -v "$1/$p" | grep -c d503233f)" -eq 0 ] || exit 1
+	done' sh "$real"
+real_phase without
+
 check "codectl.ko loads" "insmod failed" insmod "$ko"
 check "hook on perf_callchain_user attached" "$(head -n 3 "$hooks" 2>&1)" \
 	[ "$(hook_counter perf_callchain_user attached)" = 1 ]
@@ -185,6 +198,7 @@ sframe=$(awk '$1 == "perf_callchain_user" && $2 == "frames" {
 check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
 	[ "${sframe:-0}" -gt 0 ]
 echo "# $(grep perf_callchain_user "$hooks" | tr '\n' ';')"
+real_phase with
 # trace-cmd's userstacktrace, hooks on and off (arm64-ftrace.sh), and
 # bpftrace's ustack (arm64-bpftrace.sh)
 . "$here/arm64-ftrace.sh"
