@@ -103,6 +103,7 @@ share() {
 			plt += leaf ~ /@plt$/
 		}
 		n = 0
+		lastd = prevd = ""
 		on = 0
 		stack = ""
 	}
