@@ -469,7 +469,10 @@ if [ -x "$disc" ] && [ -w "$params/discover" ]; then
 	# Shared tables: N processes of one binary (fresh address spaces).
 	# hold_run N: start them, wait for all to be ready; leaves $dh running.
 	hold_run() {
-		rm -f "$tmp/dhold" "$tmp/dhold.out"
+		rm -f "$tmp/dhold"
+		# Made here: the child opens it only once the fifo has a
+		# writer, and the wait below reads it from the start.
+		: >"$tmp/dhold.out"
 		mkfifo "$tmp/dhold"
 		"$disc" --hold "$1" <"$tmp/dhold" >"$tmp/dhold.out" 2>&1 &
 		dh=$!
