@@ -22,6 +22,13 @@
 #                           $n and $f, "t COMMAND..." (ok or not ok - $desc
 #                           by COMMAND's status), depmod -a, and in $file
 #                           where modinfo finds codectl
+#   so_closure ROOT DEST SKIP SONAME...
+#                           the arm64 stagers' libraries: one file per
+#                           soname of SONAME... and of their DT_NEEDED,
+#                           closed, from ROOT's unpacked .debs into DEST
+#                           (SKIP: an extended regex of sonames left out,
+#                           or empty); prints those nothing provides,
+#                           status 1 if any
 #   guest_results PREFIX OUT RC KVER
 #                           the "ok - " and "not ok - " lines a guest
 #                           printed between scripts/vm-run.sh's markers
@@ -82,6 +89,31 @@ t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc";
 desc="depmod -a"; t depmod -a
 file=$(modinfo -F filename codectl 2>/dev/null)
 PREAMBLE
+}
+
+# so_needed ELF: its DT_NEEDED sonames ($READELF, default readelf).
+so_needed() {
+	"${READELF:-readelf}" -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+
+so_closure() {
+	local root=$1 dest=$2 skip=$3 so d f todo lost=()
+	shift 3
+	todo=("$@")
+	while [ ${#todo[@]} -gt 0 ]; do
+		so=${todo[0]} todo=("${todo[@]:1}")
+		[ -z "$skip" ] || [[ ! $so =~ $skip ]] || continue
+		[ ! -e "$dest/$so" ] || continue
+		f=
+		for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib; do
+			[ ! -e "$root/$d/$so" ] || { f=$root/$d/$so; break; }
+		done
+		[ -n "$f" ] || { lost+=("$so"); continue; }
+		cp -L "$f" "$dest/$so"
+		# shellcheck disable=SC2207 # sonames have no blanks
+		todo+=($(so_needed "$dest/$so"))
+	done
+	[ ${#lost[@]} -eq 0 ] || { echo "${lost[*]}"; return 1; }
 }
 
 guest_results() {

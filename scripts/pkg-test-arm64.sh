@@ -268,23 +268,11 @@ stamp=$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ')
 ) 9>"$libs.lock" || { notok "apt-get download of ${pkgs[*]}"; finish; }
 glib=$tmp/guest-lib
 mkdir -p "$glib"
-needed() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-todo=($(needed "$x/codectl/usr/bin/codectl") $(needed "$x/codectl/usr/bin/codectl-stackdemo") \
-	$(needed "$x/libcodectl1/usr/lib/aarch64-linux-gnu/libcodectl.so.1") ld-linux-aarch64.so.1)
-missing=""
-while [ ${#todo[@]} -gt 0 ]; do
-	so=${todo[0]} todo=("${todo[@]:1}")
-	[ "$so" != libcodectl.so.1 ] || continue
-	[ ! -e "$glib/$so" ] || continue
-	f=""
-	for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib; do
-		[ ! -e "$libs/root/$d/$so" ] || { f=$libs/root/$d/$so; break; }
-	done
-	[ -n "$f" ] || { missing+=" $so"; continue; }
-	cp -L "$f" "$glib/$so"
-	todo+=($(needed "$glib/$so"))
-done
-check "Debian's arm64 libraries for the packaged files, from the packages' Depends (${first//$'\n'/ }) and theirs: $(ls "$glib" | wc -l) sonames${missing:+; none provides:$missing}" \
+# shellcheck disable=SC2046 # sonames, one word each
+missing=$(so_closure "$libs/root" "$glib" '^libcodectl\.so\.1$' \
+	$(so_needed "$x/codectl/usr/bin/codectl") $(so_needed "$x/codectl/usr/bin/codectl-stackdemo") \
+	$(so_needed "$x/libcodectl1/usr/lib/aarch64-linux-gnu/libcodectl.so.1") ld-linux-aarch64.so.1)
+check "Debian's arm64 libraries for the packaged files, from the packages' Depends (${first//$'\n'/ }) and theirs: $(ls "$glib" | wc -l) sonames${missing:+; none provides: $missing}" \
 	[ -z "$missing" ]
 
 phase "the guest's libraries"

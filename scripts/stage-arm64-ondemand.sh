@@ -26,6 +26,7 @@
 #               libc6's own left out (stage-arm64-root.sh has them), for a
 #               guest's /usr/lib/aarch64-linux-gnu
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1
 mkdir -p "$(dirname "$dir")"
@@ -79,28 +80,13 @@ grep -vx sitecustomize.py "$dir/python3.11.files" |
 	(cd "$dir/sysroot/usr/lib/python3.11" && xargs cp -L --parents -t "$dir/python3.11")
 cp "$dir/sysroot/etc/python3.11/sitecustomize.py" "$dir/python3.11/"
 
-# The libraries, closed over DT_NEEDED; libc6's are the arm64 root's.
-find_lib() {
-	local d
-	for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
-		[ ! -e "$dir/sysroot/$d/$1" ] || { echo "$dir/sysroot/$d/$1"; return 0; }
-	done
-	return 1
-}
-needed() {
-	readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
-}
+# The libraries, closed over DT_NEEDED (scripts/lib.sh); libc6's are the
+# arm64 root's.
 libc6='^(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-aarch64)\.so'
-todo=($(needed "$dir/usr/bin/python3.11") libdw.so.1 libelf.so.1 libcrypto.so.3)
-while [ ${#todo[@]} -gt 0 ]; do
-	so=${todo[0]} todo=("${todo[@]:1}")
-	[[ ! $so =~ $libc6 ]] || continue
-	[ ! -e "$dir/lib/$so" ] || continue
-	f=$(find_lib "$so") ||
-		{ echo "stage-arm64-ondemand.sh: no package here provides $so" >&2; exit 1; }
-	cp -L "$f" "$dir/lib/$so"
-	todo+=($(needed "$dir/lib/$so"))
-done
+# shellcheck disable=SC2046 # sonames, one word each
+missing=$(so_closure "$dir/sysroot" "$dir/lib" "$libc6" \
+	$(so_needed "$dir/usr/bin/python3.11") libdw.so.1 libelf.so.1 libcrypto.so.3) ||
+	{ echo "stage-arm64-ondemand.sh: no package here provides $missing" >&2; exit 1; }
 rm -rf "$dir/debs"
 echo "$stamp" >"$dir/.version"
 echo "$dir"

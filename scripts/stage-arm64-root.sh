@@ -31,6 +31,7 @@ dir=$1
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
 flock 9
+. "$(dirname "$0")/lib.sh"
 readelf=$("$(dirname "$0")/toolchains.sh" dir 2.47-aarch64)/bin/readelf
 [ -x "$readelf" ] || "$(dirname "$0")/toolchains.sh" fetch >&2
 ver=$(apt-cache madison linux-perf | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
@@ -87,32 +88,15 @@ plugins=$dir/root/usr/lib/aarch64-linux-gnu/traceevent/plugins
 mkdir -p "$dir/lib/traceevent"
 cp -rL "$plugins" "$dir/lib/traceevent/plugins"
 
-# find_lib SONAME: its file in the unpacked packages' library directories.
-find_lib() {
-	local d
-	for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib; do
-		[ ! -e "$dir/root/$d/$1" ] || { echo "$dir/root/$d/$1"; return 0; }
-	done
-	return 1
-}
-needed() {
-	"$readelf" -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
-}
-# libc6's shared objects, then the closure of perf, trace-cmd and the
-# plugins.
+# libc6's shared objects, then the closure of perf, trace-cmd, bpftrace
+# and the plugins (scripts/lib.sh).
 todo=($(dpkg-deb -c "$dir"/debs/libc6_*_arm64.deb |
 	grep -o -E '[^/ ]+\.so(\.[0-9]+)+$' | sort -u))
 for f in "$dir"/usr/bin/* "$dir"/lib/traceevent/plugins/*.so; do
-	todo+=($(needed "$f"))
+	todo+=($(READELF=$readelf so_needed "$f"))
 done
-while [ ${#todo[@]} -gt 0 ]; do
-	so=${todo[0]} todo=("${todo[@]:1}")
-	[ ! -e "$dir/lib/$so" ] || continue
-	f=$(find_lib "$so") ||
-		{ echo "stage-arm64-root.sh: no package here provides $so" >&2; exit 1; }
-	cp -L "$f" "$dir/lib/$so"
-	todo+=($(needed "$dir/lib/$so"))
-done
+missing=$(READELF=$readelf so_closure "$dir/root" "$dir/lib" "" "${todo[@]}") ||
+	{ echo "stage-arm64-root.sh: no package here provides $missing" >&2; exit 1; }
 rm -rf "$dir/root"
 echo "$stamp" >"$dir/.version"
 echo "$dir"
