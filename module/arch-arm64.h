@@ -235,22 +235,70 @@ enum codectl_arch_entry {
 };
 
 /*
- * @code: the 4 bytes at the pc, @prev: the 3 before it (unused here).  A
- * function's first instruction as compilers begin one: paciasp or
- * pacibsp, bti c, or stp x29, x30, [sp, #-N]! (nothing saved yet: the
- * return address in x30, the CFA at sp).  Nothing else: a pc right
- * after svc may be in a function with a frame, and x30 then holds the
- * return address of its last call, a return address of itself.
+ * The bytes codectl_arch_entry_kind() reads before the pc and from it:
+ * five instructions each way, a PLT entry and the one before it.
+ */
+#define CODECTL_ARCH_ENTRY_BEFORE	20
+#define CODECTL_ARCH_ENTRY_AFTER	20
+
+/* The instruction @i instructions from @code (negative: before it). */
+static inline u32 codectl_arch_insn_at(const u8 *code, int i)
+{
+	return codectl_arch_insn(code + 4 * i);
+}
+
+/*
+ * Is the instruction at @code one of a PLT entry as GNU ld writes them
+ * for AArch64: adrp x16, GOT page; ldr x17, [x16, #off]; add x16, x16,
+ * #off (or a nop); autia1716 or autib1716 in a PAC PLT; br x17 (a bti c
+ * before it is a first instruction already).  Nothing is pushed in one
+ * and x30 is the caller's return address.  The lazy resolver's PLT0
+ * pushes x16 and x30 (stp x16, x30, [sp, #-16]!) before its adrp: not
+ * an entry.  @code has CODECTL_ARCH_ENTRY_BEFORE bytes before it and
+ * CODECTL_ARCH_ENTRY_AFTER from it.
+ */
+static inline bool codectl_arch_plt(const u8 *code)
+{
+	int s, i;
+
+	for (s = -4; s <= 0; s++) {
+		if ((codectl_arch_insn_at(code, s) & 0x9f00001f) != 0x90000010 ||
+		    codectl_arch_insn_at(code, s - 1) == 0xa9bf7bf0 ||
+		    (codectl_arch_insn_at(code, s + 1) & 0xffc003ff) != 0xf9400211)
+			continue;
+		i = s + 2;
+		if ((codectl_arch_insn_at(code, i) & 0xffc003ff) != 0x91000210 &&
+		    codectl_arch_insn_at(code, i) != 0xd503201f)
+			continue;
+		i++;
+		if (codectl_arch_insn_at(code, i) == 0xd503219f ||
+		    codectl_arch_insn_at(code, i) == 0xd50321df)
+			i++;
+		if (i >= 0 && codectl_arch_insn_at(code, i) == 0xd61f0220)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @code: the code at the pc, @prev: the bytes before it (0 where
+ * unreadable), which end where @code begins.  A function's first
+ * instruction as compilers begin one: paciasp or pacibsp, bti c, or stp
+ * x29, x30, [sp, #-N]! (nothing saved yet: the return address in x30,
+ * the CFA at sp); or an instruction of a PLT entry.  Nothing else: a pc
+ * right after svc may be in a function with a frame, and x30 then holds
+ * the return address of its last call, a return address of itself.
  */
 static inline enum codectl_arch_entry
-codectl_arch_entry_kind(const u8 code[4], const u8 prev[3])
+codectl_arch_entry_kind(const u8 *code, const u8 *prev)
 {
 	u32 insn = codectl_arch_insn(code);
 
 	if (insn == 0xd503233f ||			/* paciasp */
 	    insn == 0xd503237f ||			/* pacibsp */
 	    insn == 0xd503245f ||			/* bti c */
-	    (insn & 0xffc07fff) == 0xa9807bfd)		/* stp x29, x30, [sp, #-N]! */
+	    (insn & 0xffc07fff) == 0xa9807bfd ||	/* stp x29, x30, [sp, #-N]! */
+	    codectl_arch_plt(code))
 		return CODECTL_ARCH_ENTRY;
 	return CODECTL_ARCH_NO_ENTRY;
 }

@@ -165,6 +165,10 @@ enum codectl_arch_entry {
 	CODECTL_ARCH_PUSHED,	/* CODECTL_ARCH_RULE_PUSHED applies */
 };
 
+/* The bytes codectl_arch_entry_kind() reads before the pc and from it. */
+#define CODECTL_ARCH_ENTRY_BEFORE	3
+#define CODECTL_ARCH_ENTRY_AFTER	4
+
 /*
  * @code: the 4 bytes at the pc, @prev: the 3 before it (0 if unreadable).
  * A function's first instruction (push %rbp, or endbr64 before it), a
@@ -172,7 +176,7 @@ enum codectl_arch_entry {
  * (mov %rsp,%rbp), or right after a syscall instruction.
  */
 static inline enum codectl_arch_entry
-codectl_arch_entry_kind(const u8 code[4], const u8 prev[3])
+codectl_arch_entry_kind(const u8 *code, const u8 *prev)
 {
 	if (code[0] == 0x55 ||
 	    (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&

@@ -824,25 +824,31 @@ static int codectl_check_caller(struct codectl_walk *w)
 }
 
 /*
- * The innermost frame where the function has no frame of its own yet:
- * at its first instruction (push %rbp, or endbr64 before it), at a PLT
- * entry (jmp *GOT(%rip), with or without bnd: libraries' PLTs have no
- * unwind rules SFrame can express), right after the push (mov %rsp,%rbp),
- * or in a leaf system call wrapper (the pc right after a syscall
- * instruction, the return address on top of the stack).  The return
- * address this guesses must follow a call in code.
+ * The innermost frame where the function has no frame of its own yet,
+ * as codectl_arch_entry_kind() tells from the code around the pc: at its
+ * first instruction, in a PLT entry (libraries' and programs' PLTs have
+ * no unwind rules SFrame can express), and on x86-64 right after the
+ * push of rbp or in a leaf system call wrapper.  The return address
+ * this guesses must follow a call in code.
  */
 static int codectl_step_entry(struct codectl_walk *w)
 {
 	const struct sframe_rule *rule;
 	struct codectl_caller c;
 	u64 ip = w->f.ip;
-	u8 code[4], prev[3];
+	/* One window: the bytes before the pc, then those from it on. */
+	u8 buf[CODECTL_ARCH_ENTRY_BEFORE + CODECTL_ARCH_ENTRY_AFTER];
+	u8 *prev = buf, *code = buf + CODECTL_ARCH_ENTRY_BEFORE;
 
-	if (codectl_copy(w, code, ip, sizeof(code)))
-		return STEP_NO_RULE;
-	if (codectl_copy(w, prev, ip - 3, sizeof(prev)))
-		memset(prev, 0, sizeof(prev));
+	/* The code may end within the window: then its first 4 bytes. */
+	if (codectl_copy(w, code, ip, CODECTL_ARCH_ENTRY_AFTER)) {
+		memset(code, 0, CODECTL_ARCH_ENTRY_AFTER);
+		if (codectl_copy(w, code, ip, 4))
+			return STEP_NO_RULE;
+	}
+	if (codectl_copy(w, prev, ip - CODECTL_ARCH_ENTRY_BEFORE,
+			 CODECTL_ARCH_ENTRY_BEFORE))
+		memset(prev, 0, CODECTL_ARCH_ENTRY_BEFORE);
 	switch (codectl_arch_entry_kind(code, prev)) {
 	case CODECTL_ARCH_ENTRY:
 		rule = &codectl_rule_entry;
