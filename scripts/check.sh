@@ -246,25 +246,36 @@ vm_arm64_stage() {
 # user stacks at sched_switch, the module's hooks on and off
 # (tests/vm/arm64-ftrace.sh), and Debian's arm64 bpftrace their ustack
 # (tests/vm/arm64-bpftrace.sh; its LLVM: 2 GB of guest memory), and real
-# programs, lua and sqlite3 (scripts/stage-arm64-real.sh) under perf
-# (tests/vm/arm64-real.sh).
+# programs, lua and sqlite3 (scripts/stage-arm64-real.sh) under perf,
+# with the module alone and with libc's rules imported by the codectl
+# tool cross-built for aarch64 (tests/vm/arm64-real.sh).
 tracers_arm64_stage() {
-	local series=$1 ko out root real p a=()
+	local series=$1 ko out root real od p f a=() libs=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
 	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
 	real=$("$top/scripts/stage-arm64-real.sh" "$cache/arm64-real") || return 1
+	# codectl import of libc (its libdw): as ondemand_arm64_stage.
+	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
+	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
+		ARM64_SYSROOT="$od/sysroot" || return 1
 	for p in lua lua-pac sqlite3 sqlite3-pac; do
 		a+=(-a "$real/bin/$p:/tests/arm64/real/$p")
+	done
+	# After the root's library directory, which would replace them.
+	for f in "$od"/lib/*; do
+		libs+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
 	done
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
 		-A "$root/usr/bin/trace-cmd:/usr/bin/trace-cmd" \
 		-A "$root/usr/bin/bpftrace:/usr/bin/bpftrace" \
-		-A "$root/lib:/usr/lib/aarch64-linux-gnu" \
+		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${libs[@]}" \
 		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-A "$out/src/tools/codectl:/usr/bin/codectl" \
+		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
 		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
 		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
 		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \

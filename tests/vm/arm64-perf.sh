@@ -25,8 +25,9 @@
 #     (perf script's dso is not "[unknown]"), signed return addresses
 #     included (a PAC left in an address puts it outside every mapping).
 # REAL holds real programs (lua, sqlite3 and their PAC builds:
-# scripts/stage-arm64-real.sh), sampled without and with the module too
-# (tests/vm/arm64-real.sh, sourced here).
+# scripts/stage-arm64-real.sh), sampled without and with the module too,
+# then with libc's rules imported (codectl import; tests/vm/arm64-real.sh,
+# sourced here).
 # Then, the module still loaded, trace-cmd (tests/vm/arm64-ftrace.sh,
 # sourced here): ftrace's userstacktrace with the hooks on and off.
 # FIGURE lines: the shares.  The last line is "N passed, N failed".
@@ -199,6 +200,7 @@ check "perf -g: frames found by SFrame" "sframe frames: $sframe" \
 	[ "${sframe:-0}" -gt 0 ]
 echo "# $(grep perf_callchain_user "$hooks" | tr '\n' ';')"
 real_phase with
+real_import
 # trace-cmd's userstacktrace, hooks on and off (arm64-ftrace.sh), and
 # bpftrace's ustack (arm64-bpftrace.sh)
 . "$here/arm64-ftrace.sh"
