@@ -34,6 +34,7 @@
 #                  (scripts/pkg-test-arm64.sh)
 #
 #   build-SERIES-arm64, vm-SERIES-arm64, tracers-SERIES-arm64,
+#   files-SERIES-arm64,
 #   ondemand-SERIES-arm64 (6.12-arm64 by default, 6.1-arm64 and
 #                  7.2-arm64 when named: make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
@@ -42,8 +43,9 @@
 #                  Debian's arm64 perf (tests/vm/arm64-perf.sh),
 #                  ondemand-SERIES-arm64: Debian's arm64 python3.11 under
 #                  that perf with the codectl daemon cross-built
-#                  (tests/vm/arm64-ondemand.sh), and packages-SERIES-arm64
-#                  (above); no other stage yet
+#                  (tests/vm/arm64-ondemand.sh), the fixtures' verdicts
+#                  (check-files cross-built), and packages-SERIES-arm64
+#                  (above); no runtimes stage yet
 #
 #   scripts/check.sh [--vm-only] [SERIES...]
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
@@ -460,16 +462,24 @@ checkers_stage() {
 	[ "$f" -eq 0 ]
 }
 
-# The kernel's verdict (CHECK_SFRAME) on every real fixture.
+# The kernel's verdict (CHECK_SFRAME) on every real fixture; on an arm64
+# kernel by check-files cross-built static (make -C tests/vm arm64),
+# aarch64's fixtures then the native ones.
 files_stage() {
-	local series=$1 ko fx=$cache/sframe-fixtures a=() t files
+	local series=$1 ko fx=$cache/sframe-fixtures a=() t files out
+	local prog=$top/tests/vm/check-files
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	if [[ $series == *-arm64 ]]; then
+		out=$(dirname "$ko")/../tests-arm64
+		make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
+		prog=$out/check-files
+	fi
 	for t in 2.40 2.44 2.47 2.47-aarch64 2.47-s390x; do
 		a+=(-a "$fx/$t:/fixtures/$t")
 	done
 	files='$(find /fixtures -mindepth 2 -maxdepth 2 -type f ! -name "*.flags" ! -name MANIFEST ! -name "*.o")'
 	"$top/scripts/vm-run.sh" -k "$series" -t 600 \
-		-a "$ko:/codectl.ko" -a "$top/tests/vm/check-files:/tests/check-files" \
+		-a "$ko:/codectl.ko" -a "$prog:/tests/check-files" \
 		"${a[@]}" -- "insmod /codectl.ko && /tests/check-files $files && rmmod codectl"
 }
 
@@ -561,6 +571,7 @@ stages_b() {
 			# arm64, in progress: the first guest tests, perf.
 			run_stage "vm-$s" vm_arm64_stage "$s"
 			run_stage "tracers-$s" tracers_arm64_stage "$s"
+			[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 			continue
 		fi
 		run_stage "ondemand-$s" ondemand_stage "$s"

@@ -9,8 +9,9 @@
  *
  *   check-files FILE...
  *
- * Expected verdict: valid for this machine's ABI, E_ABI for foreign ones
- * (aarch64, s390x), and the user-space decoder must agree on validity.
+ * Expected verdict: valid for this machine's ABI (x86-64's or aarch64's,
+ * as it is built), E_ABI for foreign ones, and the user-space decoder must
+ * agree on validity.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,12 @@
 #include <linux/codectl.h>
 
 #include "elfsec.h"
+#include "machine.h"
 #include "sframe.h"
+
+/* The SFrame ABI of the machine this runs on: the module's. */
+#define NATIVE_ABI (CODECTL_ELF_MACHINE == EM_AARCH64 ? \
+		    SFRAME_ABI_AARCH64_LE : SFRAME_ABI_AMD64_LE)
 
 int main(int argc, char **argv)
 {
@@ -53,7 +59,7 @@ int main(int argc, char **argv)
 		sec.max_fres = 4096;
 		if (!user)
 			user = sframe_validate(&sec);
-		want = !user && sec.hdr.abi != SFRAME_ABI_AMD64_LE ?
+		want = !user && sec.hdr.abi != NATIVE_ABI ?
 		       CODECTL_SFRAME_E_ABI : (uint32_t)user;
 		c.sframe_start = (uintptr_t)es.data;
 		c.sframe_end = (uintptr_t)es.data + es.size;
