@@ -365,7 +365,8 @@ ondemand_stage() {
 	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \
 		>"$syscalls" || return 1
 	for p in /usr/bin/perf /usr/bin/python3.11 /usr/bin/perl /usr/bin/sqlite3 \
-		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace; do
+		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace \
+		 /usr/lib/x86_64-linux-gnu/libisl.so.23; do
 		[ -e "$p" ] || { echo "not ok - $p is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$p")
 	done
