@@ -730,24 +730,24 @@ else
 	not_ok "namespace: eve's look-alike bind-mounted in a namespace of its own" \
 		"unshare -r -m failed (no unprivileged user namespaces?)"
 fi
-# Fair shares, the import budget: 32 copies of libisl of eve's own (CFI,
-# no SFrame; 358 KiB of SFrame synthesised each, 11 MiB together; a
+# Fair shares, the import budget: 48 copies of libisl of eve's own (CFI,
+# no SFrame; 358 KiB of SFrame synthesised each, 17 MiB together; a
 # library no process of the system's maps here) loaded in one process of
 # hers while root profiles the system (perf record -a -g).
 # import_max_bytes is lowered to 12 MiB for the guest's time (128 MiB
-# would take 366 copies): the users' half, 6 MiB, holds 17 of hers; the
-# other half holds the system's objects in use here (perf and its
-# libraries, perl, python3.11, libc, with their tables: 2.4 to 3.9 MiB
-# seen).  At 4 MiB it did not always: the system's own objects filled
-# it, and root's python3.11 was refused for them, not for hers.  Without
-# the shares, hers and the system's would not fit together.  Her objects
-# must be refused for her share (EDQUOT); root's python3.11 and perl,
-# which the daemon meets after, must find room: >= 99% complete.
+# would take 366 copies): without the shares hers fill it (ENOSPC); with
+# them the users' half, 6 MiB, holds 17 and refuses the next for her
+# share (EDQUOT), and the other half holds the system's objects in use
+# here (perf and its libraries, perl, python3.11, libc, with their
+# tables: 3 to 4 MiB).  At 4 MiB, with 32 copies of libsqlite3, the
+# system's own objects did not always fit in it, and root's python3.11
+# was refused for them, not for hers.  Root's python3.11 and perl, which
+# the daemon meets after, must find room: >= 99% complete.
 shares_t0=$(date +%s)
 max0=$(cat /sys/module/codectl/parameters/import_max_bytes)
 echo $((12 << 20)) >/sys/module/codectl/parameters/import_max_bytes
 fresh_daemon
-su eve -c "mkdir -p '$tmp/eve/libs' && i=0 && while [ \$i -lt 32 ]; do cp /usr/lib/x86_64-linux-gnu/libisl.so.23 '$tmp/eve/libs/l'\$i.so; i=\$((i + 1)); done"
+su eve -c "mkdir -p '$tmp/eve/libs' && i=0 && while [ \$i -lt 48 ]; do cp /usr/lib/x86_64-linux-gnu/libisl.so.23 '$tmp/eve/libs/l'\$i.so; i=\$((i + 1)); done"
 su eve -c "exec perl -e 'DynaLoader::boot_DynaLoader(q(DynaLoader)); DynaLoader::dl_load_file(\$_, 0) or die DynaLoader::dl_error() for @ARGV; \$| = 1; print qq(ready\\n); my \$e = time + 120; 1 while time < \$e' $tmp/eve/libs/*.so" >"$tmp/eve-libs.out" 2>&1 &
 evep=$!
 wait_ready "$tmp/eve-libs.out"
