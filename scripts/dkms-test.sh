@@ -31,6 +31,16 @@
 # guest, so the node's mode is the one the module gives it (devtmpfs), the
 # udev rule only being installed; systemd-modules-load is a loop of modprobe.
 #
+# An arm64 kernel (SERIES-arm64): steps 1 and 2 run in the guest, as on an
+# arm64 machine: its root (scripts/stage-arm64-dkms.sh, vm-run.sh -R) has
+# Debian's arm64 gcc, make, kmod and dkms and the kernel's headers
+# package, and the source tree is in /usr/src/codectl-VERSION, where the
+# codectl-dkms package puts it; dkms add, build, install (with its depmod)
+# for the running kernel, then step 5, then dkms remove.  Steps 3 and 4
+# run on the host as for x86-64 (dkms only reads the headers' .config to
+# refuse).  The guest has no arm64 codectl tool: codectl-abi-test
+# (cross-built static) asks the module's version instead.
+#
 #   scripts/dkms-test.sh SERIES
 # Ends with "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
@@ -42,6 +52,8 @@ kver=$("$top/scripts/kernels.sh" kver "$series") || exit 1
 kdir=$(readlink -f "$("$top/scripts/kernels.sh" kdir "$series")") || exit 1
 sdir=$(readlink -f "$cache/kernels/$series")
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+arm64=0
+[[ $series != *-arm64 ]] || arm64=1
 
 passed=0 failed=0
 . "$top/scripts/lib.sh"
@@ -52,6 +64,8 @@ finish() {
 	exit
 }
 
+logs=$(log_dir)
+mkdir -p "$logs"
 tmp=$(mktemp -d /tmp/codectl-dkms.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -104,7 +118,23 @@ dkms_version=$(in_ns dkms --version 2>&1 | head -n 1)
 state() { ls -lR "${state_dirs[@]}" 2>/dev/null | md5sum; }
 before=$(state)
 
+# check_params PARM...: every module parameter is documented.
+check_params() {
+	local p undocumented=""
+	for p in "$@"; do
+		grep -q "^| \`$p\` |" "$top/docs/install.md" &&
+			grep -q "^#options codectl $p=" "$top/packaging/modprobe.conf" ||
+			undocumented+=" $p"
+	done
+	if [ -z "$undocumented" ] && [ $# -gt 0 ]; then
+		ok "every module parameter is in docs/install.md and packaging/modprobe.conf"
+	else
+		notok "parameters missing from docs/install.md or packaging/modprobe.conf:${undocumented:- (none found)}"
+	fi
+}
+
 # --- 1. add, build, install ---------------------------------------------------
+if [ $arm64 -eq 0 ]; then
 dkms_args=(-m codectl -v "$version" --dkmstree "$tmp/tree"
 	   --sourcetree "$tmp/src" --installtree "$tmp/inst")
 # shellcheck disable=SC2016
@@ -145,16 +175,15 @@ if [ "${vermagic%% *}" = "$kver" ]; then
 else
 	notok "vermagic '$vermagic' is not for $kver"
 fi
-undocumented=""
-for p in $(modinfo -F parm "$installed" | cut -d: -f1); do
-	grep -q "^| \`$p\` |" "$top/docs/install.md" &&
-		grep -q "^#options codectl $p=" "$top/packaging/modprobe.conf" ||
-		undocumented+=" $p"
-done
-if [ -z "$undocumented" ] && [ -n "$(modinfo -F parm "$installed")" ]; then
-	ok "every module parameter is in docs/install.md and packaging/modprobe.conf"
+# shellcheck disable=SC2046 # parameter names have no blanks
+check_params $(modinfo -F parm "$installed" | cut -d: -f1)
 else
-	notok "parameters missing from docs/install.md or packaging/modprobe.conf:${undocumented:- (none found)}"
+	# arm64: in the guest (step 5); the source is what it gets.
+	if [ ! -e "$src/tests" ] && ! grep -rqs CODECTL_TEST_IOC "$src"; then
+		ok "the test module (codectl_test) is not in the DKMS source"
+	else
+		notok "the test module (codectl_test) ships with the DKMS source"
+	fi
 fi
 
 # --- 3. refusal of a kernel without a needed option ----------------------------
@@ -178,7 +207,8 @@ mkdir -p "$tmp/tree2"
 in_ns bash -uc '
 	dkms add "$@" >/dev/null && dkms build "$@"
 ' dkms -m codectl -v "$version" --dkmstree "$tmp/tree2" --sourcetree "$tmp/src" \
-	--installtree "$tmp/inst2" -k "$kver" --kernelsourcedir "$fake" >"$tmp/refuse.log" 2>&1
+	--installtree "$tmp/inst2" -k "$kver" --kernelsourcedir "$fake" \
+	$([ $arm64 -eq 0 ] || echo "-a aarch64") >"$tmp/refuse.log" 2>&1
 rc=$?
 sed 's/^/    dkms: /' "$tmp/refuse.log"
 if [ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse.log" &&
@@ -212,7 +242,31 @@ fi
 echo "options codectl max_registrations=4242" >>"$sysroot/etc/modprobe.d/codectl.conf"
 
 # --- 5. the guest: load the installed module as a machine would ----------------
-{ guest_preamble; cat <<'GUEST'; } >"$tmp/guest.sh"
+{
+guest_preamble
+# arm64: dkms builds and installs it there first (steps 1 and 2).
+[ $arm64 -eq 0 ] || cat <<'GUEST'
+# /dev/fd, which udev makes on a machine: dkms reads from <(...).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# dkms_log ARGS...: dkms ARGS, its output indented, for the host's log.
+dkms_log() {
+	dkms "$@" -m codectl -v "$version" >/tmp/dkms.log 2>&1
+	rc=$?
+	sed 's/^/    dkms: /' /tmp/dkms.log
+	return $rc
+}
+desc="$(dkms --version) add, build, install for $kver in the guest ($(gcc --version | head -n 1))"
+dkms_install() { dkms_log add && dkms_log build && dkms_log install; }
+t dkms_install
+[ "$f" -eq 0 ] || find /var/lib/dkms -name make.log -exec sed 's/^/    make.log: /' {} +
+file=$(modinfo -F filename codectl 2>/dev/null)
+vermagic=$(modinfo -F vermagic codectl 2>/dev/null)
+desc="vermagic of the installed module: $vermagic"; t test "${vermagic%% *}" = "$kver"
+desc="the test module (codectl_test) neither built nor installed"
+t sh -c '! find /var/lib/dkms /lib/modules -name "codectl_test.ko*" | grep -q .'
+modinfo -F parm codectl | cut -d: -f1 | sed 's/^/PARM /'
+GUEST
+cat <<'GUEST'
 desc="modinfo finds codectl at $file"; t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 # systemd-modules-load: modprobe each module named in modules-load.d.
 for m in $(sed 's/#.*//' /etc/modules-load.d/*.conf); do
@@ -225,30 +279,60 @@ desc="/dev/codectl mode 0666 (got $mode)"; t test "$mode" = 666
 p=$(cat /sys/module/codectl/parameters/max_registrations 2>/dev/null)
 desc="modprobe.d option applied: max_registrations=$p"; t test "$p" = 4242
 desc="modinfo reports version $version"; t sh -c "modinfo -F version codectl | grep -qx '$version'"
+GUEST
+[ $arm64 -eq 1 ] || cat <<'GUEST'
 desc="codectl version answers"; t sh -c 'codectl version | grep -q "^abi_version"'
+GUEST
+cat <<'GUEST'
 desc="uid 65534 can use /dev/codectl (CODECTL_VERSION)"
 t sh -c '/tests/codectl-abi-test -u 65534 version | grep -q "^1 passed, 0 failed"'
 desc="udev rule installed"; t test -f /usr/lib/udev/rules.d/60-codectl.rules
 desc="modprobe -r codectl"; t modprobe -r codectl
 desc="module gone after modprobe -r"; t sh -c '! grep -q "^codectl " /proc/modules'
 desc="/dev/codectl gone after modprobe -r"; t test ! -e /dev/codectl
+GUEST
+[ $arm64 -eq 0 ] || cat <<'GUEST'
+desc="dkms remove --all"; t dkms_log remove --all
+left=$(find /lib/modules/$kver -name 'codectl.ko*' | tr '\n' ' ')
+desc="no codectl.ko left under /lib/modules/$kver${left:+: $left}"; t test -z "$left"
+GUEST
+cat <<'GUEST'
 echo "guest: $n passed, $f failed"
 [ "$f" -eq 0 ]
 GUEST
+} >"$tmp/guest.sh"
 
-make -s -C "$top" lib tools >/dev/null || { notok "building lib and tools"; finish; }
-make -s -C "$top/tests/vm" >/dev/null || { notok "building tests/vm"; finish; }
-"$top/scripts/vm-run.sh" -k "$series" \
-	-a "$tmp/inst/$kver/updates:/lib/modules/$kver/updates" \
+vm=()
+if [ $arm64 -eq 0 ]; then
+	make -s -C "$top" lib tools >/dev/null || { notok "building lib and tools"; finish; }
+	make -s -C "$top/tests/vm" >/dev/null || { notok "building tests/vm"; finish; }
+	vm=(-a "$tmp/inst/$kver/updates:/lib/modules/$kver/updates"
+	    -a "$top/tools/codectl:/usr/bin/codectl"
+	    -a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1"
+	    -a "$top/tests/vm/codectl-abi-test:/tests/codectl-abi-test")
+else
+	# The guest's root, and codectl-abi-test cross-built static.
+	a64=$(dirname "$(dirname "$("$top/scripts/build-module.sh" "$series")")")/tests-arm64
+	make -s -C "$top/tests/vm" "$a64/codectl-abi-test" ARM64_OUT="$a64" ||
+		{ notok "building tests/vm's arm64 codectl-abi-test"; finish; }
+	root=$("$top/scripts/stage-arm64-dkms.sh" "$series" "$cache/arm64-dkms/$series") ||
+		{ notok "staging the arm64 root with dkms (scripts/stage-arm64-dkms.sh)"; finish; }
+	ok "an arm64 root for the guest: $(cat "$root/.codectl-stamp")"
+	vm=(-R "$root" -t 1800 -m 3072
+	    -a "$src:/usr/src/codectl-$version"
+	    -a "$a64/codectl-abi-test:/tests/codectl-abi-test")
+fi
+"$top/scripts/vm-run.sh" -k "$series" "${vm[@]}" \
 	-a "$sysroot/etc/modprobe.d:/etc/modprobe.d" \
 	-a "$sysroot/etc/modules-load.d:/etc/modules-load.d" \
 	-a "$sysroot/usr/lib/udev:/usr/lib/udev" \
-	-a "$top/tools/codectl:/usr/bin/codectl" \
-	-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
-	-a "$top/tests/vm/codectl-abi-test:/tests/codectl-abi-test" \
 	-a "$tmp/guest.sh:/guest.sh" \
-	-l "$tmp/vm.log" -- sh /guest.sh "$version" >"$tmp/vm.out" 2>&1
+	-l "$logs/dkms-$series.console" -- sh /guest.sh "$version" >"$tmp/vm.out" 2>&1
 rc=$?
 # Each guest check counts; then the run itself (exit 0, clean kernel log).
 guest_results "" "$tmp/vm.out" $rc "$kver"
+# What the guest said of dkms and make (its lines indented by 4).
+sed -n '/^CODECTL-VM-COMMAND-BEGIN/,/^CODECTL-VM-COMMAND-END/{/^    /p}' "$tmp/vm.out"
+# shellcheck disable=SC2046 # parameter names have no blanks
+[ $arm64 -eq 0 ] || check_params $(sed -n 's/^PARM //p' "$tmp/vm.out")
 finish

@@ -5,7 +5,7 @@
 # throw-away busybox initramfs, run one command in it and report how it went.
 #
 # usage: scripts/vm-run.sh -k SERIES [-a HOST_PATH[:GUEST_PATH]]... [-A ...]... [-t TIMEOUT_S]
-#                          [-l LOGFILE] [-m MEM_MB] -- COMMAND [ARGS...]
+#                          [-l LOGFILE] [-m MEM_MB] [-R ROOT] -- COMMAND [ARGS...]
 #
 #   -k SERIES    kernel series, see `scripts/kernels.sh list` (must be fetched);
 #                SERIES-arm64 boots an arm64 guest (see "arm64" below)
@@ -18,6 +18,12 @@
 #   -t SECONDS   wall-clock limit for the whole VM run (default 600)
 #   -l LOGFILE   also write the serial console (and the verdict) to LOGFILE
 #   -m MEM_MB    guest memory (default 1024)
+#   -R ROOT      an unpacked Debian root of the series' architecture, with
+#                merged /usr and relative links only, under everything
+#                else: its programs replace busybox's applets of the same
+#                name (scripts/stage-arm64-dkms.sh: a compiler and dkms
+#                for an arm64 guest); the initramfs, held in the guest's
+#                memory, then holds it all
 #   COMMAND      one word: a shell command line, run with `sh -c` in the
 #                guest; several words: a command and its arguments, quoted
 #                so that the guest sees exactly these words.
@@ -113,8 +119,8 @@ usage() {
 }
 
 # --- options -----------------------------------------------------------------
-series="" timeout_s=600 logfile="" mem=1024 adds=()
-while getopts "k:a:A:t:l:m:h" opt; do
+series="" timeout_s=600 logfile="" mem=1024 adds=() base=""
+while getopts "k:a:A:t:l:m:R:h" opt; do
 	case $opt in
 	k) series=$OPTARG ;;
 	a) adds+=("+$OPTARG") ;;
@@ -122,6 +128,7 @@ while getopts "k:a:A:t:l:m:h" opt; do
 	t) timeout_s=$OPTARG ;;
 	l) logfile=$OPTARG ;;
 	m) mem=$OPTARG ;;
+	R) base=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -198,9 +205,14 @@ add_libs() {
 # /lib/..., /lib64/ld-linux...) and guest paths agree.  All links in the
 # tree are relative: an absolute one would point into the host while
 # staging, and a copy through it would overwrite a host file.
+mkdir -p "$stage"
+if [ -n "$base" ]; then
+	[ -x "$base/usr/bin/sh" ] || die "-R $base: not a root (no usr/bin/sh)"
+	cp -a "$base/." "$stage/"
+fi
 mkdir -p "$stage"/{usr/bin,usr/sbin,usr/lib,usr/lib64,etc,proc,sys,dev,tmp,root}
 for d in bin sbin lib lib64; do
-	ln -s "usr/$d" "$stage/$d"
+	[ -L "$stage/$d" ] || ln -s "usr/$d" "$stage/$d"
 done
 
 # Busybox with one symlink per applet (bin/sh, sbin/poweroff, ...).  An
@@ -213,7 +225,10 @@ else
 	cp "$kroot/bin/busybox" "$stage/bin/busybox"
 fi
 /bin/busybox --list-full | while read -r applet; do
-	[ "$applet" = bin/busybox ] || ln -sfr "$stage/bin/busybox" "$stage/$applet"
+	[ "$applet" != bin/busybox ] || continue
+	# -R: the root's own program, if it has one.
+	[ -z "$base" ] || [ ! -e "$stage/$applet" ] || continue
+	ln -sfr "$stage/bin/busybox" "$stage/$applet"
 done
 
 # Host programs that replace busybox applets.  Debian's busybox-static runs
