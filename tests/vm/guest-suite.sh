@@ -66,6 +66,10 @@
 #      process carries on and sees none from the reloaded module; rmmod
 #      after the tests removes the device; insmod again; a short run; rmmod
 #   6. no kernel warnings in dmesg
+# An arm64 guest (scripts/check.sh vm-SERIES-arm64) runs it too, with its
+# programs cross-built and CODECTL_UNWIND_SKIP set: tests/vm/unwind's
+# programs are x86-64's, and what needs them (3c, most of 3b', 3d-3g, 4b,
+# one check of 5) is counted as skipped, with the reason.
 # Output is TAP-like; the last line adds up every check and test:
 # "N passed, N failed" (", N skipped" when any).  Exit status 1 on failure.
 
