@@ -39,7 +39,9 @@
 #                  7.2-arm64 when named: make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
-#                  first guest tests (tests/vm/arm64-suite.sh),
+#                  guest suite (tests/vm/guest-suite.sh, its programs
+#                  cross-built; tests/vm/unwind's, x86-64 only, skipped
+#                  and counted),
 #                  Debian's arm64 perf (tests/vm/arm64-perf.sh),
 #                  ondemand-SERIES-arm64: Debian's arm64 python3.11 under
 #                  that perf with the codectl daemon cross-built
@@ -592,7 +594,7 @@ stages_b() {
 	local s
 	for s in "$@"; do
 		if [[ $s == *-arm64 ]]; then
-			# arm64, in progress: the first guest tests, perf.
+			# arm64, in progress: the guest suite, perf.
 			run_stage "vm-$s" vm_arm64_stage "$s"
 			run_stage "tracers-$s" tracers_arm64_stage "$s"
 			[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
