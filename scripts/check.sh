@@ -43,7 +43,9 @@
 #                  7.2-arm64 when named: make check-arm64) the module
 #                  cross-built for Debian's arm64 kernel, clean under
 #                  sparse; in an arm64 guest (qemu-system-aarch64) the
-#                  first guest tests (tests/vm/arm64-suite.sh),
+#                  guest suite (tests/vm/guest-suite.sh, its programs
+#                  cross-built; tests/vm/unwind's, x86-64 only, skipped
+#                  and counted),
 #                  Debian's arm64 perf (tests/vm/arm64-perf.sh),
 #                  ondemand-SERIES-arm64: Debian's arm64 python3.11 under
 #                  that perf with the codectl daemon cross-built
@@ -224,25 +226,48 @@ vm_stage() {
 		sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
-# An arm64 guest (opt-in): codectl.ko and the test modules cross-built,
-# codectl-abi-test cross-built static (make -C tests/vm arm64), Debian's
-# arm64 libc (the cross one, the same glibc) for import_errors, and
-# tests/vm/arm64-suite.sh.
+# The guest suite on an arm64 kernel (tests/vm/guest-suite.sh, as
+# vm_stage): codectl.ko and the test modules cross-built; codectl-abi-test,
+# codectl-ioctl-fuzz, codectl-storm and decoder-fuzz cross-built static
+# (make -C tests/vm arm64), the decoder fuzzer's corpus; the codectl tool
+# and libcodectl.so.1 cross-built (make -C tests/vm arm64-tools, against
+# scripts/stage-arm64-ondemand.sh's sysroot) with the arm64 libraries they
+# load: Debian's arm64 libc6 (scripts/stage-arm64-root.sh: libc, its
+# ld.so; libc also for codectl-abi-test's import_errors) and the staged
+# libdw, libelf, libcrypto and theirs.  tests/vm/unwind is built for
+# x86-64 only: what needs it is skipped, counted, with the reason
+# (CODECTL_UNWIND_SKIP; demand_queue of codectl-abi-test left out).
 vm_arm64_stage() {
-	local series=$1 ko consumer testmod out
+	local series=$1 ko consumer testmod out root od f prog a=()
 	test_modules "$series" || return 1
 	out=$(dirname "$consumer")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
-	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m $vm_mem \
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
+	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
+		ARM64_SYSROOT="$od/sysroot" || return 1
+	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm decoder-fuzz; do
+		a+=(-a "$out/$prog:/tests/$prog")
+	done
+	for f in "$od"/lib/* "$root/lib/libc.so.6"; do
+		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
+	done
+	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
 		-l "$logs/vm-$series.console" \
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
-		-a "$testmod:/codectl_test.ko" \
-		-a "$out/codectl-abi-test:/tests/codectl-abi-test" \
-		-a /usr/aarch64-linux-gnu/lib/libc.so.6:/lib/aarch64-linux-gnu/libc.so.6 \
-		-a "$top/tests/vm/arm64-suite.sh:/tests/arm64-suite.sh" \
+		-a "$testmod:/codectl_test.ko" "${a[@]}" \
+		-a "$top/tests/sframe/fuzz/kept:/tests/decoder-corpus/kept" \
+		-a "$top/tests/sframe/fuzz/hand:/tests/decoder-corpus/hand" \
+		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-A "$out/src/tools/codectl:/usr/bin/codectl" \
+		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
-		-- sh /tests/arm64-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
+		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
+		-- env CODECTL_TIME_SCALE=$tmul \
+		CODECTL_UNWIND_SKIP="tests/vm/unwind is built for x86-64 only" \
+		CODECTL_ABI_LEAVE_OUT=demand_queue \
+		sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
 # perf on arm64: Debian's arm64 perf (scripts/stage-arm64-root.sh, with
@@ -574,7 +599,7 @@ stages_b() {
 	local s
 	for s in "$@"; do
 		if [[ $s == *-arm64 ]]; then
-			# arm64, in progress: the first guest tests, perf.
+			# arm64, in progress: the guest suite, perf.
 			run_stage "vm-$s" vm_arm64_stage "$s"
 			run_stage "tracers-$s" tracers_arm64_stage "$s"
 			[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"

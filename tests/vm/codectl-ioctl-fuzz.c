@@ -79,6 +79,13 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
+/* Debian's library directory of the machine's architecture (its libc). */
+#if defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+#define MULTIARCH "x86_64-linux-gnu"
+#endif
+
 /* ---- what util.c needs from a harness --------------------------------- */
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -228,7 +235,7 @@ static const char long_name[CODECTL_PATH_MAX + 8] = { [0 ... CODECTL_PATH_MAX + 
 static uint64_t pick_string(struct fuzz_thread *t)
 {
 	static const char *const names[] = {
-		"/usr/lib/x86_64-linux-gnu/libc.so.6", "a", "/fuzz/lib.so",
+		"/usr/lib/" MULTIARCH "/libc.so.6", "a", "/fuzz/lib.so",
 		"", "libfoo.so.debug",
 	};
 	struct rng *r = &t->rng;
@@ -1517,8 +1524,13 @@ static void w_maps(void)
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
 	const ucontext_t *uc = uctx;
+#if defined(__aarch64__)
+	uint64_t pc = uc->uc_mcontext.pc;
+	uint64_t sp = uc->uc_mcontext.sp;
+#else
 	uint64_t pc = uc->uc_mcontext.gregs[REG_RIP];
 	uint64_t sp = uc->uc_mcontext.gregs[REG_RSP];
+#endif
 	pid_t tid = syscall(SYS_gettid);
 	struct wbuf w = { .n = 0 };
 	int i;
@@ -1783,7 +1795,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	}
 	g_fd = fuzz_fd;
 	have_self = !self_image_get(&self);
-	import_fds[0] = open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC);
+	import_fds[0] = open("/lib/" MULTIARCH "/libc.so.6", O_RDONLY | O_CLOEXEC);
 	import_fds[1] = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	import_fds[2] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	big_code = mmap(NULL, BIG_CODE, PROT_READ | PROT_EXEC,

@@ -52,6 +52,19 @@
 #define MAX_SECTION	(1 << 20)
 #define MAX_PROCS	16
 #define MAX_REPORTS	5
+/*
+ * The SFrame ABI of the machine, the module's: sections of another ABI it
+ * refuses (E_ABI).  The corpus is x86-64's: on another machine its
+ * entries are given this machine's ABI, so that the kernel's decoder is
+ * fuzzed past the header there too.
+ */
+#if defined(__aarch64__)
+#define NATIVE_ABI	SFRAME_ABI_AARCH64_LE
+#else
+#define NATIVE_ABI	SFRAME_ABI_AMD64_LE
+#endif
+#define ABI_OFFSET	4	/* the header's abi_arch, after the preamble */
+
 /* The module's bound of FREs per function (codectl(4)). */
 #define KERNEL_MAX_FRES	4096
 
@@ -112,6 +125,9 @@ static void add_file(const char *path)
 			exit(1);
 		}
 	}
+	if (st.st_size > PREFIX + ABI_OFFSET &&
+	    buf[PREFIX + ABI_OFFSET] == SFRAME_ABI_AMD64_LE)
+		buf[PREFIX + ABI_OFFSET] = NATIVE_ABI;
 	corpus[n_corpus].data = buf + PREFIX;
 	corpus[n_corpus].size = st.st_size - PREFIX;
 	n_corpus++;
@@ -229,7 +245,7 @@ static void expect(const uint8_t *sec_mem, size_t size, uint64_t ts,
 		want->version = sec.hdr.version;
 		want->num_fdes = sec.hdr.num_fdes;
 		want->num_fres = sec.hdr.num_fres;
-		if (sec.hdr.abi != SFRAME_ABI_AMD64_LE) {
+		if (sec.hdr.abi != NATIVE_ABI) {
 			err = SFRAME_E_ABI;
 		} else {
 			sec.text_start = ts;
