@@ -84,6 +84,13 @@
  * caller's stack pointer, which rules on sp and signal frames cannot use.
  */
 #define CODECTL_ARCH_FP_FINDS_SP	0
+/*
+ * The chain of frame records ends in a zeroed one (AAPCS64; glibc's
+ * _start and thread start clear x29 and x30), where a complete walk ends
+ * too: the no-harm check (hooks.c) compares complete walks, which on
+ * arm64, whose objects keep frame records, are nearly all of them.
+ */
+#define CODECTL_ARCH_FP_CHAIN_ENDS	1
 
 /*
  * At a function's first instruction: nothing pushed, the return address

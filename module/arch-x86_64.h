@@ -51,6 +51,13 @@
 #define CODECTL_ARCH_RULE_FP		CODECTL_ARCH_RULE(FP, 16, MEM, -16)
 /* Its CFA, rbp + 16, is the caller's stack pointer. */
 #define CODECTL_ARCH_FP_FINDS_SP	1
+/*
+ * rbp at the top of a thread is whatever its start code left there (the
+ * ABI asks a zero only of _start), so the kernel's frame-pointer walk may
+ * go on past a complete walk's last frame: the no-harm check (hooks.c)
+ * does not compare complete walks.
+ */
+#define CODECTL_ARCH_FP_CHAIN_ENDS	0
 /* At a function's first instruction, or just after a syscall in a leaf. */
 #define CODECTL_ARCH_RULE_ENTRY		CODECTL_ARCH_RULE(SP, 8, SAME, 0)
 /* After push %rbp, before mov %rsp,%rbp. */

@@ -85,9 +85,10 @@ static bool codectl_hooks_live;
  * stack twice): each redirected walk is compared with the kernel's own
  * frame-pointer walk from the same registers (codectl_walk_reference()),
  * and a walk that gives fewer frames than that walk's valid prefix is
- * counted (debugfs codectl/hooks, "harm").  A walk that reached the
- * outermost frame, one its consumer cut, and one that gave no frame (the
- * pc of an exec's old program) are not compared.
+ * counted (debugfs codectl/hooks, "harm").  A walk its consumer cut and
+ * one that gave no frame (the pc of an exec's old program) are not
+ * compared, nor one that reached the outermost frame where the kernel's
+ * walk need not stop there (CODECTL_ARCH_FP_CHAIN_ENDS).
  */
 static bool codectl_check_harm;
 module_param_named(check_harm, codectl_check_harm, bool, 0644);
@@ -99,8 +100,10 @@ static void codectl_hook_harm(struct codectl_hook *h, struct codectl_walk *w,
 {
 	unsigned int ref;
 
-	if (!READ_ONCE(codectl_check_harm) || !given || !w->stop ||
-	    w->stop == CODECTL_STOP_OUTERMOST || w->stop == CODECTL_STOP_END)
+	if (!READ_ONCE(codectl_check_harm) || !given || !w->stop)
+		return;
+	if (!CODECTL_ARCH_FP_CHAIN_ENDS &&
+	    (w->stop == CODECTL_STOP_OUTERMOST || w->stop == CODECTL_STOP_END))
 		return;
 	atomic64_inc(&h->harm_checked);
 	ref = codectl_walk_reference(w, regs, given + 1);
