@@ -79,13 +79,6 @@
 
 #define ULL(x) ((unsigned long long)(x))
 
-/* Debian's library directory of the machine's architecture (its libc). */
-#if defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
-#else
-#define MULTIARCH "x86_64-linux-gnu"
-#endif
-
 /* ---- what util.c needs from a harness --------------------------------- */
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1795,7 +1788,7 @@ static int fuzz_main(unsigned long calls, int nthreads, uint64_t seed,
 	}
 	g_fd = fuzz_fd;
 	have_self = !self_image_get(&self);
-	import_fds[0] = open("/lib/" MULTIARCH "/libc.so.6", O_RDONLY | O_CLOEXEC);
+	import_fds[0] = open(LIBC, O_RDONLY | O_CLOEXEC);
 	import_fds[1] = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	import_fds[2] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	big_code = mmap(NULL, BIG_CODE, PROT_READ | PROT_EXEC,

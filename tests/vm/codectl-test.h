@@ -133,6 +133,17 @@ bool is_unmapped(uint64_t addr, size_t len);
 uint64_t unmapped_page(void);
 /* An RX mapping whose bytes are "ret" instructions, or NULL. */
 void *map_code(size_t pages);
+/*
+ * Debian's directory of the machine's own libraries, and its libc there:
+ * an ELF object without SFrame in every guest.
+ */
+#if defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#else
+#define MULTIARCH	"x86_64-linux-gnu"
+#endif
+#define LIBC		"/lib/" MULTIARCH "/libc.so.6"
+
 /* Addresses no user mapping can ever have. */
 #define LOW_BAD_ADDR	0x1000ULL		/* below mmap_min_addr */
 #define KERNEL_ADDR	0xffff888000000000ULL

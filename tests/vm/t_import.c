@@ -16,12 +16,6 @@
 
 #include "codectl-test.h"
 
-/* Debian's libc: an ELF object without SFrame in every guest. */
-#if defined(__aarch64__)
-#define LIBC		"/lib/aarch64-linux-gnu/libc.so.6"
-#else
-#define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
-#endif
 #define COPY		"/tmp/codectl-import-libc.so"
 /*
  * An import there ends above the user address space (TASK_SIZE_MAX): the
