@@ -227,6 +227,32 @@ vm_stage() {
 		sh /tests/guest-suite.sh /codectl.ko /codectl-consumer.ko /codectl_test.ko
 }
 
+# arm64_userland OUT [LIB...]: what an arm64 guest runs codectl's tools
+# with, as scripts/vm-run.sh arguments in $userland (the caller's local,
+# with $root and $od): Debian's arm64 libc6 and the libraries of perf and
+# the tracers (scripts/stage-arm64-root.sh, $root), the whole directory
+# or only LIB... (names in $root/lib); libdw, libelf, libcrypto and theirs
+# (scripts/stage-arm64-ondemand.sh, $od; after the root's directory,
+# which would replace them); ld.so; the codectl tool and libcodectl.so.1
+# cross-built into OUT (make -C tests/vm arm64-tools, against $od's
+# sysroot).
+arm64_userland() {
+	local out=$1 f
+	shift
+	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
+	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
+	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
+		ARM64_SYSROOT="$od/sysroot" || return 1
+	userland=()
+	[ $# -gt 0 ] || userland+=(-A "$root/lib:/usr/lib/aarch64-linux-gnu")
+	for f in "$od"/lib/* "${@/#/$root/lib/}"; do
+		userland+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
+	done
+	userland+=(-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1"
+		   -A "$out/src/tools/codectl:/usr/bin/codectl"
+		   -A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1")
+}
+
 # The guest suite on an arm64 kernel (tests/vm/guest-suite.sh, as
 # vm_stage): codectl.ko and the test modules cross-built; codectl-abi-test,
 # codectl-ioctl-fuzz, codectl-storm and decoder-fuzz cross-built static
@@ -239,29 +265,20 @@ vm_stage() {
 # x86-64 only: what needs it is skipped, counted, with the reason
 # (CODECTL_UNWIND_SKIP; demand_queue of codectl-abi-test left out).
 vm_arm64_stage() {
-	local series=$1 ko consumer testmod out root od f prog a=()
+	local series=$1 ko consumer testmod out root od userland prog a=()
 	test_modules "$series" || return 1
 	out=$(dirname "$consumer")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
-	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
-	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
-		ARM64_SYSROOT="$od/sysroot" || return 1
+	arm64_userland "$out" libc.so.6 || return 1
 	for prog in codectl-abi-test codectl-ioctl-fuzz codectl-storm decoder-fuzz; do
 		a+=(-a "$out/$prog:/tests/$prog")
-	done
-	for f in "$od"/lib/* "$root/lib/libc.so.6"; do
-		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
 	done
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
 		-l "$logs/vm-$series.console" \
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
-		-a "$testmod:/codectl_test.ko" "${a[@]}" \
+		-a "$testmod:/codectl_test.ko" "${a[@]}" "${userland[@]}" \
 		-a "$top/tests/sframe/fuzz/kept:/tests/decoder-corpus/kept" \
 		-a "$top/tests/sframe/fuzz/hand:/tests/decoder-corpus/hand" \
-		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
-		-A "$out/src/tools/codectl:/usr/bin/codectl" \
-		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/rmmod-sleepers.sh:/tests/rmmod-sleepers.sh" \
@@ -282,32 +299,22 @@ vm_arm64_stage() {
 # with the module alone and with libc's rules imported by the codectl
 # tool cross-built for aarch64 (tests/vm/arm64-real.sh).
 tracers_arm64_stage() {
-	local series=$1 ko out root real od p f a=() libs=()
+	local series=$1 ko out root real od userland p a=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	make -s -C "$top/tests/vm" arm64 ARM64_OUT="$out" || return 1
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
 	real=$("$top/scripts/stage-arm64-real.sh" "$cache/arm64-real") || return 1
 	# codectl import of libc (its libdw): as ondemand_arm64_stage.
-	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
-	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
-		ARM64_SYSROOT="$od/sysroot" || return 1
+	arm64_userland "$out" || return 1
 	for p in lua lua-pac sqlite3 sqlite3-pac; do
 		a+=(-a "$real/bin/$p:/tests/arm64/real/$p")
-	done
-	# After the root's library directory, which would replace them.
-	for f in "$od"/lib/*; do
-		libs+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
 	done
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A "$root/usr/bin/perf:/usr/bin/perf" \
 		-A "$root/usr/bin/trace-cmd:/usr/bin/trace-cmd" \
 		-A "$root/usr/bin/bpftrace:/usr/bin/bpftrace" \
-		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${libs[@]}" \
-		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
-		-A "$out/src/tools/codectl:/usr/bin/codectl" \
-		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
+		"${userland[@]}" \
 		-a "$out/tracee-v3:/tests/arm64/tracee-v3" \
 		-a "$out/tracee-pac:/tests/arm64/tracee-pac" \
 		-a "$top/tests/vm/arm64-perf.sh:/tests/arm64-perf.sh" \
@@ -324,26 +331,16 @@ tracers_arm64_stage() {
 # (tests/vm/arm64-ondemand.sh).  CODECTL_OD_NODAEMON=1: the test's
 # negative control, the daemon not started (its checks must then fail).
 ondemand_arm64_stage() {
-	local series=$1 ko out root od f a=()
+	local series=$1 ko out root od userland
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
-	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
-	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
-		ARM64_SYSROOT="$od/sysroot" || return 1
-	for f in "$od"/lib/*; do
-		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
-	done
+	arm64_userland "$out" || return 1
 	# 2 GB: the staged libraries include bpftrace's LLVM (tracers).
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" \
-		-A "$root/usr/bin/perf:/usr/bin/perf" \
-		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${a[@]}" \
-		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-A "$root/usr/bin/perf:/usr/bin/perf" "${userland[@]}" \
 		-A "$od/usr/bin/python3.11:/usr/bin/python3.11" \
 		-A "$od/python3.11:/usr/lib/python3.11" \
-		-A "$out/src/tools/codectl:/usr/bin/codectl" \
-		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
 		-a "$top/tests/demo/workload.py:/tests/workload.py" \
 		-a "$top/tests/vm/arm64-ondemand.sh:/tests/arm64-ondemand.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
@@ -467,30 +464,20 @@ runtimes_stage() {
 # gap, OpenJDK 17 is not staged for arm64 and its time under TCG arm64
 # not measured yet; the guest says java is skipped, and why.
 runtimes_arm64_stage() {
-	local series=$1 ko out root od node f a=()
+	local series=$1 ko out root od userland node f a=()
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
-	root=$("$top/scripts/stage-arm64-root.sh" "$cache/arm64-root") || return 1
-	od=$("$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand") || return 1
+	arm64_userland "$out" || return 1
 	node=$("$top/scripts/stage-arm64-node.sh" "$cache/arm64-node") || return 1
-	make -s -C "$top/tests/vm" arm64-tools ARM64_OUT="$out" \
-		ARM64_SYSROOT="$od/sysroot" || return 1
-	for f in "$od"/lib/*; do
-		a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
-	done
 	for f in "$node"/lib/*; do
 		[ -e "$od/lib/${f##*/}" ] ||
 			a+=(-A "$f:/usr/lib/aarch64-linux-gnu/${f##*/}")
 	done
 	"$top/scripts/vm-run.sh" -k "$series" -t $((900 * tmul)) -m 2048 \
 		-l "$logs/runtimes-$series.console" -a "$ko:/codectl.ko" \
-		-A "$root/usr/bin/perf:/usr/bin/perf" \
-		-A "$root/lib:/usr/lib/aarch64-linux-gnu" "${a[@]}" \
-		-A "$root/lib/ld-linux-aarch64.so.1:/usr/lib/ld-linux-aarch64.so.1" \
+		-A "$root/usr/bin/perf:/usr/bin/perf" "${userland[@]}" "${a[@]}" \
 		-A "$node/usr/bin/node:/usr/bin/node" \
 		-A "$node/usr/share/nodejs:/usr/share/nodejs" \
-		-A "$out/src/tools/codectl:/usr/bin/codectl" \
-		-A "$out/src/lib/libcodectl.so.1:/usr/lib/libcodectl.so.1" \
 		-a "$top/tests/vm/runtimes.sh:/tests/runtimes.sh" \
 		-a "$top/tests/vm/runtimes:/tests/runtimes" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
