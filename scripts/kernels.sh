@@ -240,14 +240,8 @@ fetch_series() {
 
 	local dir=$final.new
 	rm -rf "$dir"
-	mkdir -p "$dir/debs" "$dir/root"
-	# As root, apt would drop to user _apt, who cannot write here.
-	(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "${pkgs[@]}")
-
-	local deb
-	for deb in "$dir"/debs/*.deb; do
-		dpkg-deb -x "$deb" "$dir/root"
-	done
+	debs_unpack "$dir/debs" "$dir/root" "${pkgs[@]}" ||
+		die "$series: apt-get download or unpacking failed"
 	rm -rf "$dir/debs"
 
 	local root=$dir/root kver moddir f link target

@@ -22,6 +22,11 @@
 #                           $n and $f, "t COMMAND..." (ok or not ok - $desc
 #                           by COMMAND's status), depmod -a, and in $file
 #                           where modinfo finds codectl
+#   debs_unpack DEBS ROOT PKG...
+#                           apt-get download PKG... (NAME[:ARCH][=VERSION])
+#                           into DEBS, then every .deb there unpacked into
+#                           ROOT (dpkg-deb -x): Debian's packages staged
+#                           for guests, never installed on the host
 #   so_closure ROOT DEST SKIP SONAME...
 #                           the arm64 stagers' libraries: one file per
 #                           soname of SONAME... and of their DT_NEEDED,
@@ -89,6 +94,18 @@ t() { if "$@"; then echo "ok - $desc"; n=$((n + 1)); else echo "not ok - $desc";
 desc="depmod -a"; t depmod -a
 file=$(modinfo -F filename codectl 2>/dev/null)
 PREAMBLE
+}
+
+debs_unpack() {
+	local debs=$1 root=$2 d
+	shift 2
+	mkdir -p "$debs" "$root"
+	# As root, apt would drop to user _apt, who cannot write here.
+	(cd "$debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$@") >&2 ||
+		return 1
+	for d in "$debs"/*.deb; do
+		dpkg-deb -x "$d" "$root" || return 1
+	done
 }
 
 # so_needed ELF: its DT_NEEDED sonames ($READELF, default readelf).

@@ -260,9 +260,7 @@ stamp=$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ')
 (
 	flock 9
 	if [ "$(cat "$libs/.stamp" 2>/dev/null)" != "$stamp" ]; then
-		rm -rf "$libs" && mkdir -p "$libs/debs" "$libs/root" &&
-		(cd "$libs/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "${pkgs[@]}") >&2 &&
-		for d in "$libs"/debs/*.deb; do dpkg-deb -x "$d" "$libs/root" || exit 1; done &&
+		rm -rf "$libs" && debs_unpack "$libs/debs" "$libs/root" "${pkgs[@]}" &&
 		echo "$stamp" >"$libs/.stamp"
 	fi
 ) 9>"$libs.lock" || { notok "apt-get download of ${pkgs[*]}"; finish; }

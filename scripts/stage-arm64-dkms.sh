@@ -61,11 +61,8 @@ debootstrap --download-only --arch=arm64 --variant=minbase --components=main \
 	die "debootstrap failed (see $new/debootstrap/debootstrap.log)"
 debs=$new/var/cache/apt/archives
 # shellcheck disable=SC2046 # package names have no blanks
-(cd "$debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" \
-	$(sed -E 's/^(linux-headers-.*-arm64|linux-kbuild-[^=]*)=/\1:arm64=/' <<<"$hdrs")) >&2
-for d in "$debs"/*.deb; do
-	dpkg-deb -x "$d" "$new"
-done
+debs_unpack "$debs" "$new" \
+	$(sed -E 's/^(linux-headers-.*-arm64|linux-kbuild-[^=]*)=/\1:arm64=/' <<<"$hdrs")
 rm -rf "$new/debootstrap" "$debs" "$new"/usr/share/{doc,man,info,locale,i18n,lintian}
 # Merged /usr, as on the guests' initramfs (scripts/vm-run.sh) and a
 # Debian system of today: /bin, /sbin and /lib links into /usr.

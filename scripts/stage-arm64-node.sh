@@ -34,12 +34,8 @@ pkgs=("nodejs:arm64=$ver" "libnode108:arm64=$ver" libbrotli1:arm64
       libstdc++6:arm64 libgcc-s1:arm64 libuv1:arm64 zlib1g:arm64
       node-acorn node-cjs-module-lexer node-undici)
 rm -rf "$dir"
-mkdir -p "$dir/debs" "$dir/root" "$dir/lib"
-(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" \
-	"${pkgs[@]}") >&2
-for d in "$dir"/debs/*.deb; do
-	dpkg-deb -x "$d" "$dir/root"
-done
+mkdir -p "$dir/lib"
+debs_unpack "$dir/debs" "$dir/root" "${pkgs[@]}"
 mkdir -p "$dir/usr/bin" "$dir/usr/share"
 cp -L "$dir/root/usr/bin/node" "$dir/usr/bin/node"
 cp -a "$dir/root/usr/share/nodejs" "$dir/usr/share/nodejs"

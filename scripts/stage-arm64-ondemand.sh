@@ -52,12 +52,8 @@ pkgs=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libexpat1
       zlib1g zlib1g-dev libdw-dev libdw1 libelf-dev libelf1 libssl-dev libssl3
       liblzma5 libbz2-1.0 libzstd1)
 rm -rf "$dir"
-mkdir -p "$dir/debs" "$dir/sysroot" "$dir/lib" "$dir/usr/bin" "$dir/python3.11"
-(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" \
-	"${pkgs[@]/%/:arm64}") >&2
-for d in "$dir"/debs/*.deb; do
-	dpkg-deb -x "$d" "$dir/sysroot"
-done
+mkdir -p "$dir/lib" "$dir/usr/bin" "$dir/python3.11"
+debs_unpack "$dir/debs" "$dir/sysroot" "${pkgs[@]/%/:arm64}"
 cp -L "$dir/sysroot/usr/bin/python3.11" "$dir/usr/bin/python3.11"
 
 # The standard library's files workload.py loads, by the host's python3.11

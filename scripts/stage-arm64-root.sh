@@ -72,11 +72,8 @@ while [ ${#level[@]} -gt 0 ]; do
 done
 
 rm -rf "$dir"
-mkdir -p "$dir/debs" "$dir/root" "$dir/lib" "$dir/usr/bin"
-(cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "${pkgs[@]}") >&2
-for d in "$dir"/debs/*.deb; do
-	dpkg-deb -x "$d" "$dir/root"
-done
+mkdir -p "$dir/lib" "$dir/usr/bin"
+debs_unpack "$dir/debs" "$dir/root" "${pkgs[@]}"
 cp -L "$dir/root/usr/bin/perf" "$dir/usr/bin/perf"
 cp -L "$dir/root/usr/bin/trace-cmd" "$dir/usr/bin/trace-cmd"
 cp -L "$dir/root/usr/bin/bpftrace" "$dir/usr/bin/bpftrace"
