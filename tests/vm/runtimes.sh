@@ -127,23 +127,22 @@ share() {
 		lastd = prevd = prev2d = ""
 		on = 0
 	}
+	# The link register of the sample (arm64: -F uregs), on its first line
+	# or on the "ABI:" line of the user registers perf prints.
+	function getlr() {
+		if (match($0, /lr:0x[0-9a-f]+/)) {
+			lr = substr($0, RSTART + 5, RLENGTH - 5)
+			sub(/^0+/, "", lr)
+		}
+	}
 	/^[^ \t]/ {
 		flush()
 		split($2, p, "/")
 		on = rt == "node" ? $1 == "node" && p[1] == p[2] : $1 == "java" && p[1] != p[2]
-		if (match($0, /lr:0x[0-9a-f]+/)) {
-			lr = substr($0, RSTART + 5, RLENGTH - 5)
-			sub(/^0+/, "", lr)
-		}
+		getlr()
 		next
 	}
-	/^[ \t]*ABI:/ {
-		if (match($0, /lr:0x[0-9a-f]+/)) {
-			lr = substr($0, RSTART + 5, RLENGTH - 5)
-			sub(/^0+/, "", lr)
-		}
-		next
-	}
+	/^[ \t]*ABI:/ { getlr(); next }
 	/^[ \t]*$/ { flush(); next }
 	on {
 		n++
