@@ -542,14 +542,31 @@ commit=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
 make -s -C "$top" lib tools >/dev/null || { echo "check: building lib/tools failed"; exit 1; }
 make -s -C "$top/tests/vm" >/dev/null || { echo "check: building tests/vm failed"; exit 1; }
 
-if [ $vm_only -eq 0 ] && [ $debug -eq 0 ]; then
-	run_stage unit make -s -C "$top/tests/unit" check
+# The host's stages: the unit tests, the decoder's tests (tests/sframe)
+# and checkpatch.  With two lanes (below), sframe and checkpatch run in
+# them, one at the head of each, beside the other lane's guest.
+host_stages=0
+[ $vm_only -eq 1 ] || [ $debug -eq 1 ] || host_stages=1
+lanes=${CODECTL_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+
+sframe_stage() {
+	[ $host_stages -eq 1 ] || return 0
 	run_stage sframe "$top/tests/sframe/check.sh"
+}
+
+checkpatch_stage() {
+	[ $host_stages -eq 1 ] || return 0
 	if [ -x "$cache/checkpatch/scripts/checkpatch.pl" ] ||
 	   apt-cache show linux-source-6.1 >/dev/null 2>&1; then
 		run_stage checkpatch bash -c '"$1" && echo "ok - checkpatch --strict clean" &&
 			echo "1 passed, 0 failed"' checkpatch "$top/scripts/checkpatch.sh"
 	fi
+}
+
+[ $host_stages -eq 0 ] || run_stage unit make -s -C "$top/tests/unit" check
+if [ $debug -eq 1 ] || [ "$lanes" -eq 1 ]; then
+	sframe_stage
+	checkpatch_stage
 fi
 # run_bg NAME COMMAND...: COMMAND (a run_stage, or a function running
 # several) in the background, its output and results kept until
@@ -651,7 +668,13 @@ stages_b() {
 	done
 }
 
+lane_a() {
+	checkpatch_stage
+	stages_a "$@"
+}
+
 lane_b() {
+	sframe_stage
 	stages_b "$@"
 	packages_stage "$@"
 }
@@ -701,21 +724,27 @@ for s in "$@"; do
 done
 # The guest stages in two lanes side by side (CODECTL_LANES=2, the
 # default on a machine with two cores or more: a guest is one TCG
-# thread): stages_a in one, stages_b and the packages in the other, which
-# take about as long.  CODECTL_LANES=1: each kernel's stages one after the other.  The
-# builds and what the lanes share are made first.
-lanes=${CODECTL_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+# thread): checkpatch and stages_a in one, sframe, stages_b and the
+# packages in the other, which take about as long.  CODECTL_LANES=1: each
+# kernel's stages one after the other.  The builds (a make each, one core:
+# as many side by side as there are lanes) and what the lanes share are
+# made first.
 if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
+	n=0
 	for s in "$@"; do
-		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
+		[ $vm_only -eq 0 ] || break
+		run_stage_bg "build-$s" build_stage "$s"
+		n=$((n + 1))
+		[ $((n % lanes)) -ne 0 ] || wait_stages
 	done
+	wait_stages
 	[ -d "$cache/ondemand-python3.11" ] ||
 		"$top/scripts/stage-python.sh" "$cache/ondemand-python3.11"
 	[[ " $* " != *-arm64\ * ]] ||
 		"$top/scripts/stage-arm64-ondemand.sh" "$cache/arm64-ondemand" >/dev/null
 	"$top/scripts/stage-node.sh" "$cache/nodejs" >/dev/null
 	"$top/scripts/stage-java.sh" "$cache/java" >/dev/null
-	run_bg lane-a stages_a "$@"
+	run_bg lane-a lane_a "$@"
 	run_bg lane-b lane_b "$@"
 	wait_stages
 elif [ $debug -eq 0 ]; then
