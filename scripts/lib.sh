@@ -27,6 +27,9 @@
 #                           into DEBS, then every .deb there unpacked into
 #                           ROOT (dpkg-deb -x): Debian's packages staged
 #                           for guests, never installed on the host
+#   bookworm_version PKG    the newest version of binary package PKG in
+#                           bookworm, its security suite or its updates
+#                           (madison lists the newest first); die if none
 #   so_closure ROOT DEST SKIP SONAME...
 #                           the arm64 stagers' libraries: one file per
 #                           soname of SONAME... and of their DT_NEEDED,
@@ -106,6 +109,14 @@ debs_unpack() {
 	for d in "$debs"/*.deb; do
 		dpkg-deb -x "$d" "$root" || return 1
 	done
+}
+
+bookworm_version() {
+	local ver
+	ver=$(apt-cache madison "$1" |
+		awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+	[ -n "$ver" ] || die "no $1 of bookworm (apt-get update?)"
+	echo "$ver"
 }
 
 # so_needed ELF: its DT_NEEDED sonames ($READELF, default readelf).

@@ -21,8 +21,7 @@ dir=$1
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
 flock 9
-ver=$(apt-cache madison nodejs | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
-[ -n "$ver" ] || { echo "stage-arm64-node.sh: no nodejs of bookworm (apt-get update?)" >&2; exit 1; }
+ver=$(bookworm_version nodejs)
 stamp="$ver layout 1"
 if [ -x "$dir/usr/bin/node" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"

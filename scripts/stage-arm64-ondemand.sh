@@ -32,8 +32,7 @@ dir=$1
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
 flock 9
-ver=$(apt-cache madison python3.11-minimal | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
-[ -n "$ver" ] || { echo "stage-arm64-ondemand.sh: no python3.11-minimal of bookworm (apt-get update?)" >&2; exit 1; }
+ver=$(bookworm_version python3.11-minimal)
 hostver=$(dpkg-query -W -f '${Version}' python3.11-minimal 2>/dev/null || true)
 [ "$hostver" = "$ver" ] || {
 	echo "stage-arm64-ondemand.sh: the host's python3.11 ($hostver) is not bookworm's $ver: its module list would not be arm64's (apt-get upgrade python3.11-minimal)" >&2

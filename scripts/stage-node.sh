@@ -11,15 +11,15 @@
 #
 #   scripts/stage-node.sh DIR      prints DIR/usr/bin/node
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 dir=$1
 # One stager at a time (check.sh runs side by side in several trees).
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
 flock 9
-# bookworm's newest (its security suite's, or its own): whatever is
-# newest there today, for an older one leaves the archive.
-ver=$(apt-cache madison nodejs | awk '$6 ~ /^bookworm(-security|-updates)?\// { print $3; exit }')
-[ -n "$ver" ] || { echo "stage-node.sh: no nodejs of bookworm (apt-get update?)" >&2; exit 1; }
+# bookworm's newest: whatever is newest there today, for an older one
+# leaves the archive.
+ver=$(bookworm_version nodejs)
 stamp="$ver acorn cjs-module-lexer undici"
 node=$dir/usr/bin/node
 if [ ! -x "$node" ] || [ "$(cat "$dir/.version" 2>/dev/null)" != "$stamp" ]; then
