@@ -27,6 +27,9 @@
 #                           into DEBS, then every .deb there unpacked into
 #                           ROOT (dpkg-deb -x): Debian's packages staged
 #                           for guests, never installed on the host
+#   stage_lock DIR          one stager at a time for DIR (check.sh runs
+#                           side by side in several trees): DIR's parent
+#                           made, DIR.lock held (fd 9) until the script ends
 #   bookworm_version PKG    the newest version of binary package PKG in
 #                           bookworm, its security suite or its updates
 #                           (madison lists the newest first); die if none
@@ -109,6 +112,12 @@ debs_unpack() {
 	for d in "$debs"/*.deb; do
 		dpkg-deb -x "$d" "$root" || return 1
 	done
+}
+
+stage_lock() {
+	mkdir -p "$(dirname "$1")"
+	exec 9>"$1.lock"
+	flock 9
 }
 
 bookworm_version() {

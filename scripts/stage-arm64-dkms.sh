@@ -45,9 +45,7 @@ esac
 pkgs="gcc-$gcc_major make libc6-dev dwarves kmod dkms xz-utils zstd openssl"
 stamp="layout=$LAYOUT suite=$suite $pkgs $(tr '\n' ' ' <<<"$hdrs")"
 
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
+stage_lock "$dir"
 if [ -x "$dir/usr/sbin/dkms" ] && [ "$(cat "$dir/.codectl-stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"
 	exit 0

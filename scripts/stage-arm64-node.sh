@@ -18,9 +18,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 dir=$1
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
+stage_lock "$dir"
 ver=$(bookworm_version nodejs)
 stamp="$ver layout 1"
 if [ -x "$dir/usr/bin/node" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then

@@ -29,9 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
+stage_lock "$dir"
 ver=$(bookworm_version python3.11-minimal)
 hostver=$(dpkg-query -W -f '${Version}' python3.11-minimal 2>/dev/null || true)
 [ "$hostver" = "$ver" ] || {

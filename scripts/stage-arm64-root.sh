@@ -27,19 +27,14 @@
 # libraries perf links).  Layout 2 added trace-cmd: a DIR of layout 1 is
 # staged again.
 set -euo pipefail
-dir=$1
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
 . "$(dirname "$0")/lib.sh"
+dir=$1
+stage_lock "$dir"
 readelf=$("$(dirname "$0")/toolchains.sh" dir 2.47-aarch64)/bin/readelf
 [ -x "$readelf" ] || "$(dirname "$0")/toolchains.sh" fetch >&2
-ver=$(apt-cache madison linux-perf | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
-[ -n "$ver" ] || { echo "stage-arm64-root.sh: no linux-perf of bookworm (apt-get update?)" >&2; exit 1; }
-tver=$(apt-cache madison trace-cmd | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
-[ -n "$tver" ] || { echo "stage-arm64-root.sh: no trace-cmd of bookworm (apt-get update?)" >&2; exit 1; }
-bver=$(apt-cache madison bpftrace | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
-[ -n "$bver" ] || { echo "stage-arm64-root.sh: no bpftrace of bookworm (apt-get update?)" >&2; exit 1; }
+ver=$(bookworm_version linux-perf)
+tver=$(bookworm_version trace-cmd)
+bver=$(bookworm_version bpftrace)
 stamp="linux-perf $ver trace-cmd $tver bpftrace $bver layout 3"
 if [ -x "$dir/usr/bin/perf" ] && [ -x "$dir/usr/bin/trace-cmd" ] && [ -x "$dir/usr/bin/bpftrace" ] &&
    [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then

@@ -10,12 +10,10 @@
 #
 #   scripts/stage-java.sh DIR      prints DIR (the guest's JAVA_HOME)
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "$1")
-# One stager at a time (check.sh runs side by side in several trees).
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
+stage_lock "$dir"
 jdk=/usr/lib/jvm/java-17-openjdk-amd64
 src=$top/tests/vm/runtimes/Work.java
 if [ ! -x "$dir/bin/java" ] || [ ! -e "$dir/lib/server/libjvm.so" ] || [ "$jdk/lib/server/libjvm.so" -nt "$dir/bin/java" ] ||

@@ -13,10 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 dir=$1
-# One stager at a time (check.sh runs side by side in several trees).
-mkdir -p "$(dirname "$dir")"
-exec 9>"$dir.lock"
-flock 9
+stage_lock "$dir"
 # bookworm's newest: whatever is newest there today, for an older one
 # leaves the archive.
 ver=$(bookworm_version nodejs)

@@ -9,12 +9,10 @@
 #
 #   scripts/stage-python.sh DIR
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 stdlib=$1
-# One stager at a time (check.sh runs side by side in several trees).
-mkdir -p "$(dirname "$stdlib")"
-exec 9>"$stdlib.lock"
-flock 9
+stage_lock "$stdlib"
 mkdir -p "$stdlib/lib-dynload"
 /usr/bin/python3.11 -I -c '
 import os, sys, runpy
