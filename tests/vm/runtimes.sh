@@ -28,9 +28,13 @@
 # On arm64 (check.sh's runtimes-SERIES-arm64) perf --call-graph dwarf
 # takes the general registers by name (--user-regs), and perf -g's
 # callchain has the leaf's caller from the link register (x30) as its
-# second frame, inserted by perf itself: a frame there equal to the
-# sample's lr (perf script -F uregs) is counted as "lr" in the figures,
-# not as not code when perf finds no object at it (a stale lr).
+# second frame, inserted by perf itself (its DWARF unwinder, which gives
+# a caller's pc less one): a second frame equal to the sample's lr (perf
+# script -F uregs) less one is counted as "lr" in the figures, not as not
+# code when perf finds no object at it.  Where x30 holds a return address
+# signed with pointer authentication (6.1's vDSO signs it on entry),
+# bookworm's perf leaves the PAC on it.  The kernel's frames are
+# stripped: one equal to the lr itself is no such insertion.
 #
 #   runtimes.sh MODULE.ko SECONDS [RUNTIMES]   (RUNTIMES: "node java")
 
@@ -120,15 +124,40 @@ share() {
 				complete++
 			else if (shown++ < 3)
 				print "# incomplete:" stack > "/dev/stderr"
+			# The second frame: perf inserted it from the lr (which
+			# perf script prints after the frames), or not code.
+			if (n >= 2 && lr != "" && ip2 == minus1(lr))
+				lrf++
+			else if (unk2)
+				nc++
+			notcode += nc
+			if (nc && shownc++ < 3)
+				print "# not code (lr " lr "):" ips > "/dev/stderr"
 		}
-		n = nj = no = 0
-		lr = ""
-		stack = ""
+		n = nj = no = nc = unk2 = 0
+		lr = ip2 = ""
+		stack = ips = ""
 		lastd = prevd = prev2d = ""
 		on = 0
 	}
+	# The hexadecimal H less one, without leading zeros (awk numbers
+	# are doubles: too narrow for a 64-bit address).
+	function minus1(h,   i, d, tail) {
+		tail = ""
+		for (i = length(h); i > 0; i--) {
+			d = index("0123456789abcdef", substr(h, i, 1)) - 1
+			if (d > 0) {
+				h = substr(h, 1, i - 1) substr("0123456789abcdef", d, 1) tail
+				sub(/^0+/, "", h)
+				return h
+			}
+			tail = tail "f"
+		}
+		return ""
+	}
 	# The link register of the sample (arm64: -F uregs), on its first line
-	# or on the "ABI:" line of the user registers perf prints.
+	# or on the "ABI:" line of the user registers perf prints after the
+	# frames.
 	function getlr() {
 		if (match($0, /lr:0x[0-9a-f]+/)) {
 			lr = substr($0, RSTART + 5, RLENGTH - 5)
@@ -146,8 +175,10 @@ share() {
 	/^[ \t]*$/ { flush(); next }
 	on {
 		n++
-		if (n <= 40)
+		if (n <= 40) {
 			stack = stack " " $2 $NF
+			ips = ips " " $1 ($NF == "([unknown])" ? "?" : "")
+		}
 		prev2d = prevd
 		prevd = lastd
 		lastd = $NF
@@ -158,10 +189,12 @@ share() {
 		}
 		ip = $1
 		sub(/^0+/, "", ip)
-		if (n == 2 && lr != "" && ip == lr)
-			lrf++
-		else if ($NF == "([unknown])")
-			notcode++
+		if (n == 2) {
+			ip2 = ip
+			unk2 = $NF == "([unknown])"
+		} else if ($NF == "([unknown])") {
+			nc++
+		}
 	}
 	END {
 		flush()
@@ -182,7 +215,12 @@ measure() {
 	fi
 	# shellcheck disable=SC2046 # eight words
 	set -- $(share "$rt" "$tmp/$rt-$mode.data" 2>"$tmp/incomplete")
-	case $mode in cold | daemon) cat "$tmp/incomplete" ;; esac
+	# The first stacks incomplete (cold and daemon runs) and with a
+	# frame not in code (every run; "?" marks the frame).
+	case $mode in
+	cold | daemon) cat "$tmp/incomplete" ;;
+	*) grep '^# not code' "$tmp/incomplete" || true ;;
+	esac
 	total=$1 complete=$2 frames=$3 jit=$4 deep=$5 own=$6 notcode=$7 lrf=$8
 	fig "$rt $mode samples $total complete $complete ($(pct "$complete" "$total")%)" \
 	    "jit_frames_per_sample $(awk -v a="$jit" -v b="$total" 'BEGIN { printf "%.2f", b ? a / b : 0 }')" \
