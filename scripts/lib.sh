@@ -28,7 +28,8 @@
 #                           ROOT (dpkg-deb -x): Debian's packages staged
 #                           for guests, never installed on the host
 #   stage_lock DIR          one stager at a time for DIR (check.sh runs
-#                           side by side in several trees): DIR's parent
+#                           side by side in several trees; the stage-*.sh
+#                           scripts, sid-root.sh, pkg-root.sh): DIR's parent
 #                           made, DIR.lock held (fd 9) until the script ends
 #   bookworm_version PKG    the newest version of binary package PKG in
 #                           bookworm, its security suite or its updates

@@ -105,9 +105,7 @@ cmd_build() {
 	debs=$(cmd_headers "$series")
 	root=$(root_of "$series")
 	want="layout=$LAYOUT suite=bookworm packages=${BOOKWORM_PKGS// /,} headers=$(cat "$CACHE/pkg-debs/$series/.complete" | tr ' ' ,)"
-	mkdir -p "$CACHE"
-	exec 9>"$root.lock"
-	flock 9
+	stage_lock "$root"
 	if [ -f "$root/.codectl-stamp" ] && [ "$(cat "$root/.codectl-stamp")" = "$want" ]; then
 		echo "pkg-root.sh: $root up to date" >&2
 		return 0

@@ -81,9 +81,7 @@ cmd_build() {
 	[ -n "$gcc_major" ] || die "$series: no CONFIG_GCC_VERSION in $auto (not a gcc-built kernel?)"
 	case $series in *-arm64) arch=arm64 ;; *) arch=amd64 ;; esac
 
-	mkdir -p "$(dirname "$ROOT")"
-	exec 9>"$ROOT.lock"
-	flock 9
+	stage_lock "$ROOT"
 	# A root made for another series too (7.2 and 7.2-arm64) serves both:
 	# up to date when it has every package wanted; else made again with
 	# its packages and these.

@@ -21,10 +21,10 @@
 # patches (build system, manual pages) are not applied.  The four builds
 # run two at a time.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 dir=$1
+stage_lock "$dir"
 mkdir -p "$dir"
-exec 9>"$dir.lock"
-flock 9
 top=$(cd "$(dirname "$0")/.." && pwd)
 tc=$("$top/scripts/toolchains.sh" dir 2.47-aarch64)
 [ -x "$tc/bin/readelf" ] || "$top/scripts/toolchains.sh" fetch >&2
