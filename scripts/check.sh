@@ -564,7 +564,7 @@ checkpatch_stage() {
 }
 
 [ $host_stages -eq 0 ] || run_stage unit make -s -C "$top/tests/unit" check
-if [ $debug -eq 1 ] || [ "$lanes" -eq 1 ]; then
+if [ "$lanes" -eq 1 ]; then
 	sframe_stage
 	checkpatch_stage
 fi
@@ -730,14 +730,15 @@ done
 # as many side by side as there are lanes) and what the lanes share are
 # made first.
 if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
-	n=0
-	for s in "$@"; do
-		[ $vm_only -eq 0 ] || break
-		run_stage_bg "build-$s" build_stage "$s"
-		n=$((n + 1))
-		[ $((n % lanes)) -ne 0 ] || wait_stages
-	done
-	wait_stages
+	if [ $vm_only -eq 0 ]; then
+		n=0
+		for s in "$@"; do
+			run_stage_bg "build-$s" build_stage "$s"
+			n=$((n + 1))
+			[ $((n % lanes)) -ne 0 ] || wait_stages
+		done
+		wait_stages
+	fi
 	[ -d "$cache/ondemand-python3.11" ] ||
 		"$top/scripts/stage-python.sh" "$cache/ondemand-python3.11"
 	[[ " $* " != *-arm64\ * ]] ||
