@@ -5,14 +5,21 @@
 # project cache -- never installed on the host.
 #
 #   scripts/kernels.sh fetch SERIES|all   download and unpack (idempotent);
-#                                         "all" is the x86-64 series, an
-#                                         arm64 one is fetched by name
+#                                         "all" is the default run's x86-64
+#                                         series (6.1, 6.12, 7.2), any
+#                                         other is fetched by name
 #   scripts/kernels.sh kver SERIES        print the kernel release (uname -r)
 #   scripts/kernels.sh kdir SERIES        print the headers dir (make -C KDIR)
 #   scripts/kernels.sh vmlinuz SERIES     print the kernel image path
 #   scripts/kernels.sh vmlinux SERIES     print the uncompressed ELF kernel
 #                                         (for QEMU's faster PVH boot)
 #   scripts/kernels.sh root SERIES        print the unpacked package root
+#   scripts/kernels.sh release SERIES     print the Debian release the
+#                                         kernel is of (its first suite
+#                                         less -security, -backports,
+#                                         -updates): bookworm, the host's,
+#                                         or the root of scripts/sid-root.sh
+#                                         its modules are built in
 #   scripts/kernels.sh list               print the supported series
 #
 # debug-6.12 is not downloaded: scripts/debug-kernel.sh builds it from
@@ -21,6 +28,8 @@
 #
 # A series is resolved to the newest linux-image-amd64 / linux-headers-amd64
 # meta package version found in its archives (`apt-cache madison`); a
+# series named SERIES-rt to Debian's PREEMPT_RT flavour, linux-image-rt-amd64
+# / linux-headers-rt-amd64; a
 # series named SERIES-arm64 to linux-image-arm64 / linux-headers-arm64
 # (`dpkg --add-architecture arm64` first: scripts/setup.sh does it).  Its
 # headers use the host's (amd64) linux-kbuild-* tools (Multi-Arch: foreign),
@@ -50,17 +59,30 @@ set -euo pipefail
 
 # Series table: name, then the archives (as `apt-cache madison` prints the
 # suite, before "/main") whose linux-image-amd64 may be used.  The newest
-# version among them wins.  Adding a series is one line here.  sid's
-# headers are built with a newer gcc than bookworm's: build-module.sh builds
-# for them in the sid root of scripts/sid-root.sh.
+# version among them wins.  Adding a series is one line here.  The headers
+# of another release than bookworm (bullseye's 5.10: gcc-10, trixie's
+# backports 7.3: gcc-14, sid's 7.2: gcc-16) are built with another gcc
+# than bookworm's, and their linux-kbuild with another libc:
+# build-module.sh builds for them in a root of that release
+# (scripts/sid-root.sh build SERIES; `release` below names it).  The
+# series "all" fetches are the first three (the default run's); the
+# others are fetched by name.
 SERIES_TABLE=(
 	"6.1   bookworm bookworm-security"
 	"6.12  bookworm-backports"
 	"7.2   sid"
+	"5.10  bullseye bullseye-security"
+	"7.3   trixie-backports"
+	"6.12-rt  bookworm-backports"
+	"7.3-rt   trixie-backports"
 	"6.1-arm64   bookworm bookworm-security"
 	"6.12-arm64  bookworm-backports"
 	"7.2-arm64   sid"
+	"7.3-arm64   trixie-backports"
 )
+
+# The series of "fetch all": the default run's x86-64 kernels.
+DEFAULT_SERIES=(6.1 6.12 7.2)
 
 # Series built here from Debian's source rather than downloaded, each with
 # the script that builds it into the same layout (not part of "all", and not
@@ -74,11 +96,19 @@ LOCAL_SERIES=(
 LAYOUT=2
 
 # Meta packages resolved per series (they pull the concrete ABI packages):
-# linux-image-ARCH / linux-headers-ARCH, ARCH from the series' name.
+# linux-image-FLAVOUR / linux-headers-FLAVOUR, FLAVOUR from the series'
+# name: its architecture, with rt- for Debian's PREEMPT_RT kernels.
 series_arch() {
 	case $series in
 	*-arm64) echo arm64 ;;
 	*) echo amd64 ;;
+	esac
+}
+
+series_flavour() {
+	case $series in
+	*-rt) echo "rt-$(series_arch)" ;;
+	*) series_arch ;;
 	esac
 }
 
@@ -87,12 +117,15 @@ CACHE=${CODECTL_CACHE:-$repo/.cache}
 
 . "$repo/scripts/lib.sh"
 
-# series_names [all]: the series of "fetch all" (x86-64), or with "all"
-# every series of the table.
+# series_names [all]: the series of "fetch all" (DEFAULT_SERIES), or with
+# "all" every series of the table.
 series_names() {
 	local line words
+	if [ "${1:-}" != all ]; then
+		printf '%s\n' "${DEFAULT_SERIES[@]}"
+		return 0
+	fi
 	for line in "${SERIES_TABLE[@]}"; do
-		[ "${1:-}" = all ] || [[ $line != *-arm64* ]] || continue
 		read -r -a words <<<"$line"
 		echo "${words[0]}"
 	done
@@ -163,8 +196,8 @@ pick() {
 # resolve: set meta_ver and pkgs=("name=version" ...) for $series.
 resolve() {
 	local img hdr common kbuild hdr_name hdr_ver
-	IMAGE_META=linux-image-$(series_arch)
-	HEADERS_META=linux-headers-$(series_arch)
+	IMAGE_META=linux-image-$(series_flavour)
+	HEADERS_META=linux-headers-$(series_flavour)
 	meta_ver=$(newest_version "$IMAGE_META")
 	img=$(depends "$IMAGE_META" "$meta_ver" | pick '^linux-image-') ||
 		die "$IMAGE_META=$meta_ver: no linux-image-* in Depends"
@@ -172,7 +205,8 @@ resolve() {
 		die "$HEADERS_META=$meta_ver: no linux-headers-* in Depends"
 	read -r hdr_name hdr_ver <<<"$hdr"
 	[ "$hdr_ver" != - ] || hdr_ver=$meta_ver
-	common=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-headers-.*-common$') ||
+	# The rt flavour's headers of 6.12 have their own -common-rt.
+	common=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-headers-.*-common(-rt)?$') ||
 		die "$hdr_name: no linux-headers-*-common in Depends"
 	kbuild=$(depends "$hdr_name" "$hdr_ver" | pick '^linux-kbuild-') ||
 		die "$hdr_name: no linux-kbuild-* in Depends"
@@ -290,7 +324,7 @@ fetch_series() {
 	local kdir=$root/usr/src/linux-headers-$kver
 	[ -f "$kdir/Makefile" ] || die "$series: no headers dir $kdir"
 	sed -i -E "s#^include /usr/src/#include $final/root/usr/src/#" "$kdir/Makefile"
-	grep -q "^include $final/root/usr/src/linux-headers-.*-common/Makefile" "$kdir/Makefile" ||
+	grep -Eq "^include $final/root/usr/src/linux-headers-.*-common(-rt)?/Makefile" "$kdir/Makefile" ||
 		die "$series: unexpected $kdir/Makefile: $(cat "$kdir/Makefile")"
 	# From 7.x it also names itself as the output directory.
 	sed -i -E "s#^KBUILD_OUTPUT=/usr/src/#KBUILD_OUTPUT=$final/root/usr/src/#" "$kdir/Makefile"
@@ -299,7 +333,10 @@ fetch_series() {
 	# Makefile runs for C=1/C=2: without it kbuild says sparse "is not
 	# available" and checks nothing.  Its contract: print 1 if the checker
 	# (with CHECKFLAGS) parses __typeof_unqual__ without an error, else 0.
-	local common=$root/usr/src/linux-headers-${kver%-*}-common
+	# (-common is the one the headers' Makefile includes: the rt
+	# flavour's is not named after the kernel release less its flavour.)
+	local common
+	common=$(sed -n -E "s#^include $final/(root/usr/src/[^/]+)/Makefile\$#$dir/\1#p" "$kdir/Makefile")
 	if grep -q 'scripts/checker-valid.sh' "$common/Makefile" 2>/dev/null &&
 	   [ ! -e "$common/scripts/checker-valid.sh" ] && [ -d "$common/scripts" ]; then
 		cat >"$common/scripts/checker-valid.sh" <<-'CHECKER'
@@ -365,7 +402,7 @@ need_fetched() {
 usage() {
 	cat >&2 <<-EOF
 	usage: scripts/kernels.sh fetch SERIES|all
-	       scripts/kernels.sh kver|kdir|vmlinuz|vmlinux|root SERIES
+	       scripts/kernels.sh kver|kdir|vmlinuz|vmlinux|root|release SERIES
 	       scripts/kernels.sh list
 	series: $(series_names all | tr '\n' ' ')
 	EOF
@@ -378,6 +415,10 @@ series=${2:-}
 case $cmd in
 list)
 	series_names all
+	;;
+release)
+	[ -n "$series" ] || usage
+	series_suites | head -n 1 | sed -E 's/-(security|backports|updates)$//'
 	;;
 fetch)
 	[ -n "$series" ] || usage
