@@ -20,7 +20,10 @@
 #                                         -updates): bookworm, the host's,
 #                                         or the root of scripts/sid-root.sh
 #                                         its modules are built in
-#   scripts/kernels.sh list               print the supported series
+#   scripts/kernels.sh list [compile]     print the supported series (or
+#                                         the default run's compile-only
+#                                         ones)
+#   scripts/kernels.sh fetch compile      fetch those
 #
 # debug-6.12 is not downloaded: scripts/debug-kernel.sh builds it from
 # Debian's 6.12 source in the same layout (`fetch debug-6.12` runs it);
@@ -83,6 +86,10 @@ SERIES_TABLE=(
 
 # The series of "fetch all": the default run's x86-64 kernels.
 DEFAULT_SERIES=(6.1 6.12 7.2)
+# The series of "fetch compile", "list compile": those the default run
+# (scripts/check.sh) only compiles the module for, sparse-clean; their
+# guest stages are in the longer target (make check-kernels).
+COMPILE_SERIES=(5.10 7.3 6.12-rt 7.3-rt 7.3-arm64)
 
 # Series built here from Debian's source rather than downloaded, each with
 # the script that builds it into the same layout (not part of "all", and not
@@ -414,7 +421,11 @@ cmd=$1
 series=${2:-}
 case $cmd in
 list)
-	series_names all
+	if [ "$series" = compile ]; then
+		printf '%s\n' "${COMPILE_SERIES[@]}"
+	else
+		series_names all
+	fi
 	;;
 release)
 	[ -n "$series" ] || usage
@@ -431,6 +442,8 @@ fetch)
 		exec "$repo/$builder" build
 	elif [ "$series" = all ]; then
 		for series in $(series_names); do fetch_series; done
+	elif [ "$series" = compile ]; then
+		for series in "${COMPILE_SERIES[@]}"; do fetch_series; done
 	else
 		fetch_series
 	fi

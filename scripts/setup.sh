@@ -4,15 +4,19 @@
 # Install everything codectl's build, tests and demo need on a Debian 12
 # (bookworm) machine, from Debian's archive only.  Idempotent; run as root.
 #
-#  - apt sources for bookworm-backports (6.12 kernel) and trixie/sid (newer
-#    binutils, used by later test fixtures), pinned so that nothing installed
-#    from bookworm is ever upgraded from them: trixie and sid get priority 1,
-#    so only an explicit "pkg/trixie" request takes anything from there;
+#  - apt sources for bookworm-backports (6.12 kernel), trixie/sid (newer
+#    binutils, used by later test fixtures; sid's 7.2), trixie-backports
+#    (7.3, 7.3-rt, 7.3-arm64) and bullseye, bullseye-security (5.10),
+#    pinned so that nothing installed from bookworm is ever upgraded from
+#    them: bullseye, trixie, trixie-backports and sid get priority 1, so
+#    only an explicit "pkg/trixie" request takes anything from there;
 #  - build tools, cmocka, sparse, dkms, qemu and busybox for the VM runner;
 #  - debhelper, dh-dkms, lintian, rpm, rpmlint, devscripts and debootstrap
 #    for the packages and their test (make packages, make check-packages);
-#  - the stock Debian kernels (6.1 bookworm, 6.12 backports, 7.2 sid),
-#    images and headers unpacked into .cache/kernels by scripts/kernels.sh.
+#  - the stock Debian kernels (6.1 bookworm, 6.12 backports, 7.2 sid, and
+#    those the module is only compiled for by default: 5.10, 7.3, 6.12-rt,
+#    7.3-rt, 7.3-arm64), images and headers unpacked into .cache/kernels
+#    by scripts/kernels.sh.
 #    7.2's modules need gcc-16, which is not installed here: `make
 #    toolchain-7.2` (scripts/sid-root.sh) builds a sid root with it, and
 #    installs debootstrap for that itself; without it tests skip 7.2.
@@ -36,20 +40,45 @@ esac
 
 export DEBIAN_FRONTEND=noninteractive
 
+# The suites besides bookworm's: bookworm-backports (6.12), trixie and sid
+# (newer binutils for the fixtures; sid's 7.2), trixie-backports (7.3),
+# bullseye and its security suite (5.10).  Rewritten when it differs (a
+# machine set up before a suite was added gets it).
 src=/etc/apt/sources.list.d/codectl.sources
-if [ ! -f "$src" ]; then
-	cat >"$src" <<'SRC'
+want_src=$(cat <<'SRC'
 Types: deb
 URIs: http://deb.debian.org/debian
-Suites: bookworm-backports trixie sid
+Suites: bookworm-backports bullseye trixie trixie-backports sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: bullseye-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-fi
+)
+[ "$(cat "$src" 2>/dev/null)" = "$want_src" ] || printf '%s\n' "$want_src" >"$src"
+# Nothing is taken from another release unless asked for by name: apt
+# only downloads from them (scripts/kernels.sh, the roots of
+# scripts/sid-root.sh are debootstrapped from the archive itself).
 cat >/etc/apt/preferences.d/codectl <<'PIN'
-# codectl: never take anything from trixie or sid unless asked by name.
+# codectl: never take anything from bullseye, trixie or sid unless asked by name.
 Package: *
 Pin: release n=trixie
+Pin-Priority: 1
+
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 1
+
+Package: *
+Pin: release n=bullseye
+Pin-Priority: 1
+
+Package: *
+Pin: release n=bullseye-security
 Pin-Priority: 1
 
 Package: *
@@ -98,6 +127,10 @@ apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 apt-get install -y -q --no-install-recommends qemu-system-arm \
 	libc6-dev-arm64-cross
 "$(dirname "$0")/kernels.sh" fetch 6.12-arm64
+# The kernels the default run compiles the module for (5.10, 7.3, 6.12-rt,
+# 7.3-rt, 7.3-arm64: scripts/kernels.sh list compile); their roots (gcc-10,
+# gcc-14) are scripts/sid-root.sh's, which scripts/test.sh builds.
+"$(dirname "$0")/kernels.sh" fetch compile
 
 # The arm64 packages' build dependencies (scripts/pkg-build.sh --arch
 # arm64: dpkg-buildpackage -a arm64 checks and links against them),
