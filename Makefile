@@ -22,6 +22,10 @@
 #   make toolchain-7.2    the sid root with gcc-16 that 7.2 modules are
 #                         built with (scripts/sid-root.sh; as root)
 #   make toolchain-7.2-arm64   the same with gcc-16-aarch64-linux-gnu added
+#   make toolchain-SERIES the root of any other kernel's release the host
+#                         cannot build for: 7.3, 7.3-rt (trixie, gcc-14),
+#                         7.3-arm64 (and gcc-14-aarch64-linux-gnu), 5.10
+#                         (bullseye, gcc-10)
 #   make sparse           the module under sparse, for every stock kernel
 #   make demo             the demo (boots a stock kernel under QEMU)
 #   make check-demo       the demo, then its flame graphs compared in
@@ -85,7 +89,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 \
-	toolchain-7.2 toolchain-7.2-arm64 sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
+	sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
 all: module lib tools
@@ -128,11 +132,8 @@ check-debug:
 check-arm64: toolchain-7.2-arm64
 	scripts/check.sh 6.1-arm64 6.12-arm64 7.2-arm64
 
-toolchain-7.2:
-	scripts/sid-root.sh build 7.2
-
-toolchain-7.2-arm64:
-	scripts/sid-root.sh build 7.2-arm64
+toolchain-%:
+	scripts/sid-root.sh build $*
 
 sparse:
 	@for s in $(or $(SERIES),6.1 6.12 7.2); do \

@@ -13,15 +13,19 @@
 #       consumer/../testmod/) against codectl's symbols; print the
 #       consumer's path
 #   scripts/build-module.sh --toolchain SERIES
-#                   print where SERIES is built: "host", or "sid-root"
-#                   (the root of scripts/sid-root.sh); exit 1 saying what
-#                   is missing if it cannot be built here
+#                   print where SERIES is built: "host", or "RELEASE-root"
+#                   (sid-root, trixie-root, bullseye-root: the root of
+#                   scripts/sid-root.sh for the Debian release the kernel
+#                   is of); exit 1 saying what is missing if it cannot be
+#                   built here
 #
 # A module must be built by the compiler its kernel was built with (the
 # first word of CONFIG_CC_VERSION_TEXT in the headers' auto.conf, e.g.
 # x86_64-linux-gnu-gcc-16, of the major version of CONFIG_GCC_VERSION).
-# When the host has it, the build runs on the host; otherwise it runs in
-# the sid root (make toolchain-7.2) if that has it, with chroot.  An arm64
+# When the host has it, the build runs on the host; otherwise, with chroot,
+# in the root of the kernel's Debian release (scripts/kernels.sh release:
+# sid for 7.2, trixie for 7.3, bullseye for 5.10; make toolchain-SERIES)
+# if that has it.  An arm64
 # series (SERIES-arm64) is cross-built: make ARCH=arm64
 # CROSS_COMPILE=aarch64-linux-gnu-, with the gcc of that name (a kernel
 # Debian built natively names its gcc without the prefix).
@@ -29,9 +33,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# toolchain SERIES: set kdir and where (host|sid-root), or fail with why.
+# toolchain SERIES: set kdir and where (host|RELEASE-root), or fail with why.
 toolchain() {
-	local auto cc major have
+	local auto cc major have release
 	kdir=$(readlink -f "$("$top/scripts/kernels.sh" kdir "$1")") || exit 1
 	auto=$kdir/include/config/auto.conf
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ "]*\).*/\1/p' "$auto")
@@ -48,11 +52,13 @@ toolchain() {
 	if command -v "$cc" >/dev/null &&
 	   have=$("$cc" -dumpversion 2>/dev/null) && [ "${have%%.*}" = "$major" ]; then
 		where=host
-	elif "$top/scripts/sid-root.sh" has-cc "$cc"; then
-		where=sid-root
+	elif release=$("$top/scripts/kernels.sh" release "$1" 2>/dev/null) &&
+	     [ "$release" != bookworm ] &&
+	     "$top/scripts/sid-root.sh" -s "$release" has-cc "$cc"; then
+		where=$release-root
 	else
 		echo "build-module.sh: $1: the kernel was built with '$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$auto")';" \
-			"this machine has no $cc, and no sid root with it: build that toolchain with" \
+			"this machine has no $cc, and no ${release:-sid} root with it: build that toolchain with" \
 			"'make toolchain-$1' (scripts/sid-root.sh build $1)" >&2
 		return 1
 	fi
@@ -137,7 +143,7 @@ kbuild() {
 	else
 		# The kernel's tree read-only and the build directory, each at
 		# its own path inside the root, so every absolute path stays valid.
-		"$top/scripts/sid-root.sh" run -r "$(readlink -f "$cache/kernels/$series")" \
+		"$top/scripts/sid-root.sh" -s "${where%-root}" run -r "$(readlink -f "$cache/kernels/$series")" \
 			-b "$out" -- make -s -C "$kdir" M="$dir" "${cross[@]}" "$@" modules >&2
 	fi
 }

@@ -8,9 +8,11 @@
 #     /var/lib/dkms are scratch copies, so no dkms state is touched
 #     (checked before and after).  Where dkms runs is where the module can
 #     be built (scripts/build-module.sh --toolchain): on the host with
-#     bookworm's dkms for 6.1 and 6.12, in the sid root (make
-#     toolchain-7.2) with sid's dkms and gcc-16 for 7.2 -- the machine
-#     each kernel comes with;
+#     bookworm's dkms for 6.1, 6.12 and 6.12-rt, in the sid root (make
+#     toolchain-7.2) with sid's dkms and gcc-16 for 7.2, in the trixie
+#     root with trixie's dkms and gcc-14 for 7.3 and 7.3-rt, in the
+#     bullseye root with bullseye's dkms and gcc-10 for 5.10 -- the
+#     machine each kernel comes with;
 #  2. the installed module: vermagic, every parameter documented (docs/install.md,
 #     packaging/modprobe.conf);
 #  3. refusal: dkms must refuse (exit 77, and say which option) a copy of
@@ -106,11 +108,11 @@ if [ "$where" = host ]; then
 		' in-ns "$tmp" "$@"
 	}
 else
-	root=$("$top/scripts/sid-root.sh" path) || finish
+	root=$("$top/scripts/sid-root.sh" -s "${where%-root}" path) || finish
 	cp -a "$root/etc/dkms/." "$tmp/etc/"
 	state_dirs=(/var/lib/dkms /etc/dkms "$root/var/lib/dkms" "$root/etc/dkms")
 	in_ns() {
-		"$top/scripts/sid-root.sh" run -b "$tmp" -b "$tmp/etc:/etc/dkms" \
+		"$top/scripts/sid-root.sh" -s "${where%-root}" run -b "$tmp" -b "$tmp/etc:/etc/dkms" \
 			-b "$tmp/var:/var/lib/dkms" -r "$sdir" -- "$@"
 	}
 fi

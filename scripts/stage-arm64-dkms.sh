@@ -3,8 +3,8 @@
 #
 # The arm64 root a guest builds codectl with DKMS in (scripts/dkms-test.sh
 # SERIES-arm64): Debian's own arm64 compiler, make, kmod and dkms, from
-# the suite the kernel comes from (bookworm for 6.1-arm64 and 6.12-arm64,
-# sid for 7.2-arm64), and the kernel's headers package of the same version
+# the release the kernel comes from (bookworm for 6.1-arm64 and 6.12-arm64,
+# sid for 7.2-arm64, trixie for 7.3-arm64: scripts/kernels.sh release), and the kernel's headers package of the same version
 # as the kernel the guest boots (scripts/kernels.sh), with its arm64
 # linux-kbuild: what `apt install dkms linux-headers-$(uname -r)` gives
 # on an arm64 machine.  Never installed on the host: the packages are
@@ -34,10 +34,7 @@ hdrs=$(tr ' ' '\n' <"$cache/kernels/$series/stamp" |
 gcc_major=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$/\1/p' \
 	"$kdir/include/config/auto.conf")
 [ -n "$gcc_major" ] || die "$series: no CONFIG_GCC_VERSION (not a gcc-built kernel?)"
-case $series in
-7.*) suite=sid ;;
-*) suite=bookworm ;;
-esac
+suite=$("$kernels" release "$series")
 # What dkms builds with (sid-root.sh's list, for arm64's own kernel):
 # the kernel's compiler, make, libc6-dev for kbuild's compiler tests,
 # pahole (BTF), kmod, dkms, xz-utils and zstd (module compression),
