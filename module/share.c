@@ -13,6 +13,7 @@
  */
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>

@@ -19,6 +19,7 @@
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
