@@ -360,11 +360,12 @@ tracers_stage() {
 		[ -e "$t" ] || { echo "not ok - $t is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$t")
 	done
-	# Kernels with deferred unwinding: sid's perf for its callchains.
+	# Kernels with deferred unwinding: their release's perf for its
+	# callchains (sid's 7.2, trixie-backports' 7.3), at /sid-perf.
 	if grep -q '^CONFIG_UNWIND_USER=y' \
 		"$("$top/scripts/kernels.sh" kdir "$series")/include/config/auto.conf"; then
-		"$top/scripts/sid-perf.sh" build >/dev/null || return 1
-		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
+		"$top/scripts/sid-perf.sh" build "$series" >/dev/null || return 1
+		a+=(-A "$("$top/scripts/sid-perf.sh" path "$series"):/sid-perf")
 	fi
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m 3072 \
 		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \

@@ -38,11 +38,11 @@ for s in "${series[@]}"; do
 	ko=$("$top/scripts/build-module.sh" "$s")
 	log=$logs/bench-profile-$s.log
 	a=()
-	# Kernels with deferred unwinding: sid's perf for fp,defer.
+	# Kernels with deferred unwinding: their release's perf for fp,defer.
 	if grep -q '^CONFIG_UNWIND_USER=y' \
 		"$("$top/scripts/kernels.sh" kdir "$s")/include/config/auto.conf"; then
-		"$top/scripts/sid-perf.sh" build >/dev/null || exit 1
-		a+=(-A "$("$top/scripts/sid-perf.sh" path):/sid-perf")
+		"$top/scripts/sid-perf.sh" build "$s" >/dev/null || exit 1
+		a+=(-A "$("$top/scripts/sid-perf.sh" path "$s"):/sid-perf")
 	fi
 	echo "=== bench-profile on $s"
 	{
