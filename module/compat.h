@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Differences between the kernels codectl builds against (6.1 .. 7.2),
+ * Differences between the kernels codectl builds against (5.10 .. 7.3),
  * in one place.  The HAVE_* macros come from probe.sh, which tests the
  * kernel's headers; no code outside this file looks at kernel versions.
  */
@@ -69,6 +69,18 @@ static inline struct timespec64 codectl_inode_mtime(const struct inode *inode)
 	return inode_get_mtime(inode);
 #else
 	return inode->i_mtime;
+#endif
+}
+
+/* file_open_root() takes a struct path (5.12+); 5.10 its two halves. */
+static inline struct file *codectl_file_open_root(const struct path *root,
+						  const char *name, int flags,
+						  umode_t mode)
+{
+#ifdef HAVE_FILE_OPEN_ROOT_PATH
+	return file_open_root(root, name, flags, mode);
+#else
+	return file_open_root(root->dentry, root->mnt, name, flags, mode);
 #endif
 }
 

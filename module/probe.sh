@@ -39,3 +39,6 @@ probe HAVE_INODE_GET_MTIME	linux/fs.h		'timespec64 inode_get_mtime\('
 # Symbol namespaces are string literals (6.13+): EXPORT_SYMBOL_NS_GPL(sym,
 # "NS"); before, bare words that the macros stringify.
 probe HAVE_NS_STRING		linux/export.h		'define EXPORT_SYMBOL_NS_GPL\(sym, ns\)[[:space:]]+__EXPORT_SYMBOL\(sym, "GPL", ns\)'
+# file_open_root() takes the root as a struct path (5.12+); before, its
+# dentry and vfsmount apart.
+probe HAVE_FILE_OPEN_ROOT_PATH	linux/fs.h		'file_open_root\(const struct path \*'

@@ -25,6 +25,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "sframe.h"
 
@@ -108,7 +109,7 @@ static int codectl_query_may_read(pid_t nr, int maps_fd)
 	}
 	at.mnt = f->f_path.mnt;
 	at.dentry = dir;
-	g = file_open_root(&at, "maps", O_RDONLY | O_LARGEFILE, 0);
+	g = codectl_file_open_root(&at, "maps", O_RDONLY | O_LARGEFILE, 0);
 	if (IS_ERR(g)) {
 		ret = PTR_ERR(g) == -ENOENT ? -ESRCH : PTR_ERR(g);
 	} else {
