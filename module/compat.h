@@ -15,6 +15,18 @@
 
 #include "version.h"
 
+/*
+ * An irq_work that runs in hard interrupt context, PREEMPT_RT included:
+ * IRQ_WORK_INIT_HARD() (5.11+).  5.10 has the flag but not the
+ * initializer, nor PREEMPT_RT (the flag is what 5.11's sets).
+ */
+#ifdef IRQ_WORK_INIT_HARD
+#define CODECTL_IRQ_WORK_INIT_HARD(fn)	IRQ_WORK_INIT_HARD(fn)
+#else
+#define CODECTL_IRQ_WORK_INIT_HARD(fn)	((struct irq_work){		\
+	.flags = ATOMIC_INIT(IRQ_WORK_HARD_IRQ), .func = (fn) })
+#endif
+
 /**
  * codectl_task_work_add_nmi() - queue a task_work on current from NMI
  * @head:	the callback_head, not pending

@@ -178,7 +178,7 @@ int codectl_taskslot_pool_init(struct codectl_taskslot_pool *pool,
 	for_each_possible_cpu(cpu) {
 		struct irq_work *kick = per_cpu_ptr(pool->kick, cpu);
 
-		*kick = IRQ_WORK_INIT_HARD(codectl_taskslot_kick_fn);
+		*kick = CODECTL_IRQ_WORK_INIT_HARD(codectl_taskslot_kick_fn);
 	}
 #else
 	(void)cpu;
