@@ -186,4 +186,15 @@ struct unwind_stacktrace {
 #define codectl_pmdp_get_lockless(pmdp)	READ_ONCE(*(pmdp))
 #endif
 
+/*
+ * A PTE read once, as GUP-fast reads it: ptep_get_lockless() (5.12+).
+ * 5.10's GUP-fast reads a 64-bit PTE, one word, with READ_ONCE(), which
+ * is its ptep_get().
+ */
+#ifdef HAVE_PTEP_GET_LOCKLESS
+#define codectl_ptep_get_lockless(ptep)	ptep_get_lockless(ptep)
+#else
+#define codectl_ptep_get_lockless(ptep)	ptep_get(ptep)
+#endif
+
 #endif /* CODECTL_COMPAT_H */

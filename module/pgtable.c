@@ -84,7 +84,7 @@ unsigned int codectl_user_page(struct mm_struct *mm, unsigned long addr)
 		goto out;
 	/* The PTE page is in the direct map (no HIGHPTE on 64-bit). */
 	ptep = pte_offset_kernel(&pmd, addr);
-	pte = ptep_get_lockless(ptep);
+	pte = codectl_ptep_get_lockless(ptep);
 	if (!codectl_arch_pte_user_exec(pte))
 		goto out;
 	exec = CODECTL_PAGE_EXEC;

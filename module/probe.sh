@@ -42,3 +42,5 @@ probe HAVE_NS_STRING		linux/export.h		'define EXPORT_SYMBOL_NS_GPL\(sym, ns\)[[:
 # file_open_root() takes the root as a struct path (5.12+); before, its
 # dentry and vfsmount apart.
 probe HAVE_FILE_OPEN_ROOT_PATH	linux/fs.h		'file_open_root\(const struct path \*'
+# ptep_get_lockless() (5.12+, a function: no macro to test for).
+probe HAVE_PTEP_GET_LOCKLESS	linux/pgtable.h		'pte_t ptep_get_lockless\('
