@@ -94,7 +94,7 @@ static void show_hooks(void)
 {
 	struct codectl_hook_stats h;
 	unsigned int n, attached = 0;
-	char names[512] = "";
+	char names[768] = "";
 
 	for (n = 0; !codectl_hook_stats(n, &h); n++) {
 		size_t l = strlen(names);
@@ -112,6 +112,17 @@ static void show_hooks(void)
 		line(1, "hooks", "none: %s", strerror(errno));
 		return;
 	}
+	/*
+	 * The module lists the walkers this kernel has: say which it lacks,
+	 * and what that means (5.10 .. 6.12 and 7.x's arm64 have no
+	 * deferred unwinder; 6.1's arm64 no user stack traces for ftrace).
+	 */
+	if (!strstr(names, "arch_stack_walk_user"))
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "; no arch_stack_walk_user in this kernel (no CONFIG_USER_STACKTRACE_SUPPORT: ftrace and BPF get no user stacks)");
+	if (!strstr(names, "unwind_user"))
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "; no unwind_user in this kernel (no deferred unwinding, CONFIG_UNWIND_USER: perf's fp,defer callchains unavailable)");
 	/* perf's walker is the one every kernel has: it must be attached. */
 	line(!attached || strstr(names, "perf_callchain_user NOT"), "hooks",
 	     "%s", names);
