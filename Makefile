@@ -10,11 +10,19 @@
 #   make check            unit tests + guest suites on every stock kernel
 #                         + DKMS install tests (needs scripts/setup.sh);
 #                         7.2 only when its toolchain is built, else it
-#                         says that 7.2 was skipped
+#                         says that 7.2 was skipped; and the module
+#                         compiled, sparse-clean, for 5.10, 7.3, 6.12-rt,
+#                         7.3-rt and 7.3-arm64 (skipped, saying so,
+#                         without their roots: make toolchain-7.3-arm64
+#                         toolchain-5.10)
 #   make check-vm SERIES="6.1"   only the guest suite of some kernels
 #   make check-arm64      the arm64 stages on all three arm64 kernels
 #                         (6.1-arm64, 6.12-arm64, 7.2-arm64; the longer
 #                         target: check runs 6.12-arm64 only)
+#   make check-kernels    every stage on the kernels make check only
+#                         compiles for: 5.10, 7.3, 6.12-rt, 7.3-rt and
+#                         7.3-arm64 (scripts/kernels.sh list compile;
+#                         the longer target, not in CI)
 #   make check-debug      the guest suite and tracer tests on Debian's 6.12
 #                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
 #                         (scripts/debug-kernel.sh builds it first if it is
@@ -85,8 +93,10 @@ SYSTEMDUNITDIR ?= /usr/lib/systemd/system
 PKGDIR ?= $(CURDIR)/build/packages
 PKG_SERIES ?= 6.1 7.2
 
-# The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf.
+# The kernel options codectl needs: BUILD_EXCLUSIVE_CONFIG of dkms.conf;
+# the oldest kernel it supports: BUILD_EXCLUSIVE_KERNEL_MIN.
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+KERNEL_MIN := $(shell sed -n 's/^BUILD_EXCLUSIVE_KERNEL_MIN="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
 .PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 \
 	sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
@@ -97,6 +107,11 @@ all: module lib tools
 module:
 	@test -d "$(KDIR)" || { echo "codectl: no kernel build tree at $(KDIR);" \
 		"install linux-headers-$(KVER) or pass KDIR=" >&2; exit 1; }
+	@rel=$$(cat $(KDIR)/include/config/kernel.release 2>/dev/null); \
+	test -z "$$rel" || \
+	test "$$(printf '%s\n' $(KERNEL_MIN) "$$rel" | sort -V | head -n 1)" = $(KERNEL_MIN) || { \
+		echo "codectl: the kernel at $(KDIR) is $$rel, older than $(KERNEL_MIN)," \
+			"the oldest codectl supports (see BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf)" >&2; exit 1; }
 	@conf=$(KDIR)/include/config/auto.conf; test ! -r $$conf || \
 	for c in $(NEEDS); do grep -q "^$$c=[ym]" $$conf || { \
 		echo "codectl: the kernel at $(KDIR) has no $$c, which codectl" \

@@ -17,7 +17,9 @@
 #     packaging/modprobe.conf);
 #  3. refusal: dkms must refuse (exit 77, and say which option) a copy of
 #     the kernel's headers without CONFIG_MMU_NOTIFIER, and so must
-#     "make module";
+#     "make module"; and both a copy named 5.4.0-99 (older than the
+#     oldest supported, dkms.conf's BUILD_EXCLUSIVE_KERNEL_MIN), saying
+#     so, before any compiler runs;
 #  4. "make install-system DESTDIR=" (udev rule, modprobe.d, modules-load.d);
 #  5. in a guest booted on that kernel: dkms's install tree under
 #     /lib/modules/KVER/updates and the install-system files under /, then
@@ -189,21 +191,36 @@ else
 fi
 
 # --- 3. refusal of a kernel without a needed option ----------------------------
-# A copy of the headers (symlinks) whose .config and auto.conf lack
-# CONFIG_MMU_NOTIFIER.
+# dkms 2.x (bullseye's 2.8.4, for 5.10) has no BUILD_EXCLUSIVE_CONFIG nor
+# _KERNEL_MIN, and exits 9, not 77, for a BUILD_EXCLUSIVE that does not
+# match: the option's refusal is then make module's (in dkms's make.log),
+# the old kernel's BUILD_EXCLUSIVE_KERNEL's.
+dkms2=0 excl_rc=77
+if [[ $dkms_version =~ ^dkms[-:]2\. ]]; then
+	dkms2=1 excl_rc=9
+fi
+# fake_headers DIR: a copy of the headers (symlinks) in DIR but for .config,
+# include/config/auto.conf and include/config/kernel.release, which the
+# caller writes.
+fake_headers() {
+	local fake=$1 f
+	mkdir -p "$fake/include/config"
+	for f in "$kdir"/* "$kdir"/.[!.]*; do
+		case ${f##*/} in include | .config) ;; *) ln -s "$f" "$fake/" ;; esac
+	done
+	for f in "$kdir"/include/*; do
+		[ "${f##*/}" = config ] || ln -s "$f" "$fake/include/"
+	done
+	for f in "$kdir"/include/config/*; do
+		case ${f##*/} in auto.conf | kernel.release) ;; *) ln -s "$f" "$fake/include/config/" ;; esac
+	done
+}
+# The headers, less CONFIG_MMU_NOTIFIER.
 fake=$tmp/headers-no-mmu-notifier
-mkdir -p "$fake/include/config"
-for f in "$kdir"/* "$kdir"/.[!.]*; do
-	case ${f##*/} in include | .config) ;; *) ln -s "$f" "$fake/" ;; esac
-done
-for f in "$kdir"/include/*; do
-	[ "${f##*/}" = config ] || ln -s "$f" "$fake/include/"
-done
-for f in "$kdir"/include/config/*; do
-	[ "${f##*/}" = auto.conf ] || ln -s "$f" "$fake/include/config/"
-done
+fake_headers "$fake"
 grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/.config" >"$fake/.config"
 grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/include/config/auto.conf" >"$fake/include/config/auto.conf"
+cp "$kdir/include/config/kernel.release" "$fake/include/config/"
 mkdir -p "$tmp/tree2"
 # shellcheck disable=SC2016
 in_ns bash -uc '
@@ -216,6 +233,10 @@ sed 's/^/    dkms: /' "$tmp/refuse.log"
 if [ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse.log" &&
    grep -q "codectl: kernel $kver has no CONFIG_MMU_NOTIFIER" "$tmp/refuse.log"; then
 	ok "dkms refuses $kver without CONFIG_MMU_NOTIFIER (exit 77) and says why"
+elif [ $dkms2 -eq 1 ] && [ $rc -ne 0 ] &&
+     grep -q "has no CONFIG_MMU_NOTIFIER" "$tmp/tree2/codectl/$version/build/make.log" 2>/dev/null; then
+	# dkms 2.x has no BUILD_EXCLUSIVE_CONFIG: make module refuses.
+	ok "dkms ($dkms_version) build fails for $kver without CONFIG_MMU_NOTIFIER (exit $rc), make.log: $(grep -h "has no" "$tmp/tree2/codectl/$version/build/make.log")"
 else
 	notok "dkms refusal of $kver without CONFIG_MMU_NOTIFIER: exit $rc (want 77 and the reason)"
 fi
@@ -225,6 +246,41 @@ elif grep -q 'has no CONFIG_MMU_NOTIFIER' <<<"$out"; then
 	ok "make module refuses headers without CONFIG_MMU_NOTIFIER: $(grep "has no" <<<"$out")"
 else
 	notok "make module refuses headers without CONFIG_MMU_NOTIFIER, but says: $out"
+fi
+
+# An older kernel than dkms.conf's BUILD_EXCLUSIVE_KERNEL_MIN: the same
+# headers as release 5.4.0-99-FLAVOUR (dkms matches the release it is
+# given, make module reads include/config/kernel.release), every option
+# there.  Refused before any compiler runs, naming the oldest supported.
+min=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL_MIN="\(.*\)"/\1/p' "$top/dkms.conf")
+oldk=5.4.0-99-${kver##*-}
+fake=$tmp/headers-old
+fake_headers "$fake"
+cp "$kdir/.config" "$fake/.config"
+cp "$kdir/include/config/auto.conf" "$fake/include/config/"
+echo "$oldk" >"$fake/include/config/kernel.release"
+mkdir -p "$tmp/tree3"
+# shellcheck disable=SC2016
+in_ns bash -uc '
+	dkms add "$@" >/dev/null && dkms build "$@"
+' dkms -m codectl -v "$version" --dkmstree "$tmp/tree3" --sourcetree "$tmp/src" \
+	--installtree "$tmp/inst3" -k "$oldk" --kernelsourcedir "$fake" \
+	$([ $arm64 -eq 0 ] || echo "-a aarch64") >"$tmp/refuse-old.log" 2>&1
+rc=$?
+sed 's/^/    dkms: /' "$tmp/refuse-old.log"
+if [ -n "$min" ] && [ $rc -eq "$excl_rc" ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse-old.log" &&
+   grep -q "codectl: kernel $oldk is older than $min, the oldest codectl supports" "$tmp/refuse-old.log"; then
+	ok "dkms refuses $oldk (exit $rc): older than $min, it says"
+else
+	notok "dkms refusal of $oldk: exit $rc (want $excl_rc and \"older than ${min:-(no BUILD_EXCLUSIVE_KERNEL_MIN)}\")"
+fi
+if out=$(make -s -C "$src" module KVER="$oldk" KDIR="$fake" 2>&1); then
+	notok "make module refuses $oldk: it built"
+elif [ -n "$min" ] && grep -q "is $oldk, older than $min, the oldest codectl supports" <<<"$out" &&
+     ! grep -q 'error:' <<<"$out"; then
+	ok "make module refuses $oldk: $(grep "older than" <<<"$out")"
+else
+	notok "make module refuses $oldk, but says: $out"
 fi
 
 if [ "$(state)" = "$before" ]; then
