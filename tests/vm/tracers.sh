@@ -24,7 +24,8 @@
 #     discovered (the default): >= 95%;
 #   - fp (frame pointers, no SFrame), registered, hooks on: >= 95%, found
 #     by codectl's frame-pointer fallback, as with the hooks off;
-#   - where the kernel has deferred unwinding (7.2), sid's perf 7.2 with
+#   - where the kernel has deferred unwinding (7.2, 7.3), its release's
+#     perf (sid's 7.2, trixie-backports' 7.3) with
 #     --call-graph fp,defer (unwind_user, in a task_work): the same >= 95%
 #     with the hooks, <= 5% without;
 #   - trace-cmd -O userstacktrace on sched_switch, v3 sleeping in tr_leaf:
@@ -62,7 +63,7 @@
 #   - no frame that is not code: frames-tracee (a v3 program calling
 #     libnocode.so, no frame pointers, no SFrame, no CFI, its rbp a heap
 #     pointer, a stack pointer, 5) under perf -g, bpftrace ustack,
-#     trace-cmd userstacktrace (and perf 7.2 fp,defer): every frame in an
+#     trace-cmd userstacktrace (and perf fp,defer): every frame in an
 #     executable mapping; with check_callers=0 some are not (the test can
 #     fail); those walks end cut (no_rule and not_code), <= 5% complete;
 #     a thread's stack through libc's imported rules ends outermost
@@ -138,10 +139,15 @@ perf_run() {
 	perf_stacks "$tmp/$name.data" | share_complete 9
 }
 
-# sid's perf 7.2 (scripts/sid-perf.sh), with its own loader and libraries.
+# The kernel's release's perf (scripts/sid-perf.sh: sid's 7.2 on 7.2,
+# trixie-backports' 7.3 on 7.3), with its own loader and libraries.
 sid_perf() {
 	/sid-perf/ld-linux-x86-64.so.2 --library-path /sid-perf /sid-perf/perf "$@"
 }
+
+# Its name and version in the test names ("perf 7.3.4").
+defer_perf=perf
+[ ! -x /sid-perf/perf ] || defer_perf="perf $(sid_perf --version | awk '{ print $3 }')"
 
 # expect_share NAME "TOTAL COMPLETE" OP PERCENT: OP is ge or le
 expect_share() {
@@ -171,6 +177,7 @@ both_ways() {
 	before=$(hook_counter "$hook" redirected)
 	expect_share "$label, hooks on" "$("$run" "$tag-on" "$@")" ge 95
 	after=$(hook_counter "$hook" redirected)
+	echo "# $label: $hook redirected $before -> $after"
 	check "$label: $hook redirected" "redirected $before -> $after" \
 		[ "${after:-0}" -gt "${before:-0}" ]
 	echo 0 >$params/hooks
@@ -288,15 +295,15 @@ expect_share "perf -g: fp registered, hooks off: the kernel's FP walk complete" 
 echo 1 >$params/hooks
 
 # --- perf's deferred callchains (7.2: unwind_user) ---------------------------
-# perf 7.2's --call-graph fp,defer asks the deferred unwinder for the user
+# perf's --call-graph fp,defer (7.2 on) asks the deferred unwinder for the user
 # stack, which walks it in a task_work through unwind_user(): faulting
 # reads there.
 if [ -n "$(hook_counter unwind_user attached)" ]; then
 	if [ -x /sid-perf/perf ]; then
-		both_ways "perf 7.2 fp,defer: v3 registered" unwind_user \
+		both_ways "$defer_perf fp,defer: v3 registered" unwind_user \
 			perf_defer defer "$v3" -r
 	else
-		not_ok "perf 7.2 fp,defer" "this kernel has unwind_user, but no /sid-perf (scripts/sid-perf.sh)"
+		not_ok "perf fp,defer" "this kernel has unwind_user, but no /sid-perf (scripts/sid-perf.sh)"
 	fi
 fi
 
@@ -494,7 +501,7 @@ if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then
 	# Few deferred callchains come back from a task spinning in user
 	# code (5 to 27 frames in 3 s seen): 8 s, and at least 5 frames.
 	perf=sid_perf callgraph=fp,defer frames_secs=8
-	expect_code "perf 7.2 fp,defer: no frame that is not code" \
+	expect_code "$defer_perf fp,defer: no frame that is not code" \
 		"$(frames_perf fr-defer lib)" 5
 	perf= callgraph= frames_secs=
 fi
