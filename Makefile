@@ -98,7 +98,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 KERNEL_MIN := $(shell sed -n 's/^BUILD_EXCLUSIVE_KERNEL_MIN="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 \
+.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 check-kernels \
 	sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
@@ -146,6 +146,11 @@ check-debug:
 
 check-arm64: toolchain-7.2-arm64
 	scripts/check.sh 6.1-arm64 6.12-arm64 7.2-arm64
+
+# The compile-only kernels' roots: trixie's (7.3, 7.3-rt, 7.3-arm64) and
+# bullseye's (5.10).
+check-kernels: toolchain-7.3-arm64 toolchain-5.10
+	scripts/check.sh $$(scripts/kernels.sh list compile)
 
 toolchain-%:
 	scripts/sid-root.sh build $*

@@ -9,6 +9,11 @@
 #                  malformed corpus, bounded fuzzing (tests/sframe)
 #   build-SERIES   the module builds for the stock kernel, clean under
 #                  sparse (C=2 W=1)
+#   compile-SERIES (default run only) the module for a kernel booted only
+#                  by make check-kernels (5.10, 7.3, 6.12-rt, 7.3-rt,
+#                  7.3-arm64: scripts/kernels.sh list compile), one make,
+#                  clean under sparse (C=2 W=1); skipped, as 7.2, without
+#                  its root (make toolchain-SERIES)
 #   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm),
 #                  the unwinding tests of tests/vm/unwind included
 #   tracers-SERIES perf, trace-cmd and bpftrace from Debian get complete
@@ -78,8 +83,11 @@
 # Default series: 6.1, 6.12 and 6.12-arm64, and 7.2 when its toolchain (the sid root
 # with gcc-16, `make toolchain-7.2`) is built; without it 7.2 is skipped,
 # which the summary and the last line say ("SKIPPED"), and which counts as
-# neither passed nor failed.  A series named on the command line is run
-# whatever it lacks (a missing toolchain then fails its stages).
+# neither passed nor failed.  The default run also compiles the module
+# for 5.10, 7.3, 6.12-rt, 7.3-rt and 7.3-arm64 (compile-SERIES), each
+# skipped so without its root; `make check-kernels` runs all their
+# stages.  A series named on the command line is run whatever it lacks (a
+# missing toolchain then fails its stages).
 #
 # Every stage ends with "N passed, N failed"; a stage that exits non-zero
 # without counting a failure (a kernel warning in the guest, a crash, a
@@ -116,7 +124,7 @@ elif [ "${1:-}" = --debug ]; then
 fi
 total_p=0 total_f=0
 summary=() failures=() times=()
-skipped=() skip_lines=()
+skipped=() skip_lines=() compile_series=()
 if [ $# -eq 0 ]; then
 	set -- 6.1 6.12
 	if why=$("$top/scripts/build-module.sh" --toolchain 7.2 2>&1 >/dev/null); then
@@ -127,6 +135,17 @@ if [ $# -eq 0 ]; then
 		echo "check: 7.2 SKIPPED (not run, not counted as passed): $why"
 	fi
 	set -- "$@" 6.12-arm64
+	# The kernels only compiled for (sparse-clean; their guest stages
+	# are make check-kernels'), skipped as 7.2 without their root.
+	for s in $("$top/scripts/kernels.sh" list compile); do
+		if why=$("$top/scripts/build-module.sh" --toolchain "$s" 2>&1 >/dev/null); then
+			compile_series+=("$s")
+		else
+			skipped+=("compile-$s")
+			skip_lines+=("$(printf '%-12s SKIPPED: %s' "compile-$s" "$why")")
+			echo "check: compile-$s SKIPPED (not run, not counted as passed): $why"
+		fi
+	done
 fi
 
 # run_stage NAME COMMAND...: run, tee the log, add up its counts.  With
@@ -173,6 +192,26 @@ build_stage() {
 	else
 		echo "$out"; echo "not ok - module builds for $series"; f=$((f + 1))
 	fi
+	sparse_build "$series"
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+}
+
+# The compile stage of a kernel the default run boots no guest of
+# (scripts/kernels.sh list compile: 5.10, 7.3, 6.12-rt, 7.3-rt,
+# 7.3-arm64): codectl.ko built once, under sparse and W=1 (one make:
+# that it builds is its first check).
+compile_stage() {
+	local series=$1 p=0 f=0
+	sparse_build "$series"
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+}
+
+# sparse_build SERIES: the module built with C=2 W=1, no warning or error
+# (the caller's p and f counted), and sparse having run.
+sparse_build() {
+	local series=$1 out
 	local noise='^$'
 	# arm64: sparse's one false report in the kernel's own cmpxchg.h
 	# (every user of cmpxchg() gets it) is not ours.
@@ -188,8 +227,6 @@ build_stage() {
 	if grep -q 'is not available or not up to date' <<<"$out"; then
 		echo "not ok - sparse ran for $series"; f=$((f + 1))
 	fi
-	echo "$p passed, $f failed"
-	[ "$f" -eq 0 ]
 }
 
 # test_modules SERIES: build codectl.ko and the test modules for SERIES
@@ -738,6 +775,11 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 			n=$((n + 1))
 			[ $((n % lanes)) -ne 0 ] || wait_stages
 		done
+		for s in "${compile_series[@]}"; do
+			run_stage_bg "compile-$s" compile_stage "$s"
+			n=$((n + 1))
+			[ $((n % lanes)) -ne 0 ] || wait_stages
+		done
 		wait_stages
 	fi
 	[ -d "$cache/ondemand-python3.11" ] ||
@@ -750,6 +792,9 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 	run_bg lane-b lane_b "$@"
 	wait_stages
 elif [ $debug -eq 0 ]; then
+	for s in "${compile_series[@]}"; do
+		[ $vm_only -eq 1 ] || run_stage "compile-$s" compile_stage "$s"
+	done
 	for s in "$@"; do
 		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 		stages_a "$s"
@@ -772,7 +817,7 @@ echo
 		"args ${args:-default}"
 	printf '%s\n' "${times[@]}"
 	if [ ${#skipped[@]} -gt 0 ]; then
-		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-7.2)"
+		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-SERIES)"
 	else
 		echo "total: $total_p passed, $total_f failed"
 	fi
