@@ -12,8 +12,9 @@
 #   compile-SERIES (default run only) the module for a kernel booted only
 #                  by make check-kernels (5.10, 7.3, 6.12-rt, 7.3-rt,
 #                  7.3-arm64: scripts/kernels.sh list compile), one make,
-#                  clean under sparse (C=2 W=1); skipped, as 7.2, without
-#                  its root (make toolchain-SERIES)
+#                  clean under sparse (C=2 W=1), at the head of a lane;
+#                  skipped, as 7.2, without its root (make
+#                  toolchain-SERIES)
 #   vm-SERIES      the guest suite on that kernel under QEMU (tests/vm),
 #                  the unwinding tests of tests/vm/unwind included
 #   tracers-SERIES perf, trace-cmd and bpftrace from Debian get complete
@@ -706,13 +707,29 @@ stages_b() {
 	done
 }
 
+# compile_stages FIRST: the compile stages (compile_series) from the
+# FIRST-th on, every other one.  They run at the head of the lanes, each
+# beside the other lane's guest (a make on the core the guest leaves),
+# as sframe and checkpatch do: before the lanes the two cores are the
+# builds'.  Lane b, the shorter by the times of ba7d9bd (docs/testing.md:
+# stages_a 3559 s with checkpatch, lane b 3482 s with sframe), takes the
+# first, third and fifth (5.10, 6.12-rt, 7.3-arm64), lane a the others.
+compile_stages() {
+	local i
+	for ((i = $1; i < ${#compile_series[@]}; i += 2)); do
+		run_stage "compile-${compile_series[i]}" compile_stage "${compile_series[i]}"
+	done
+}
+
 lane_a() {
 	checkpatch_stage
+	[ $vm_only -eq 1 ] || compile_stages 1
 	stages_a "$@"
 }
 
 lane_b() {
 	sframe_stage
+	[ $vm_only -eq 1 ] || compile_stages 0
 	stages_b "$@"
 	packages_stage "$@"
 }
@@ -772,11 +789,6 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 		n=0
 		for s in "$@"; do
 			run_stage_bg "build-$s" build_stage "$s"
-			n=$((n + 1))
-			[ $((n % lanes)) -ne 0 ] || wait_stages
-		done
-		for s in "${compile_series[@]}"; do
-			run_stage_bg "compile-$s" compile_stage "$s"
 			n=$((n + 1))
 			[ $((n % lanes)) -ne 0 ] || wait_stages
 		done
