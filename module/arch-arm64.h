@@ -191,6 +191,14 @@ static inline unsigned long codectl_arch_user_fp(const struct pt_regs *regs)
 }
 
 /*
+ * The user register set a task entered the kernel with: pt_regs' user
+ * part (x0-x30, sp, pc, pstate), without the kernel's own fields after
+ * it (deferred.c compares two of them to know a user state again).
+ */
+#define CODECTL_ARCH_USER_REGS(regs)	((const void *)&(regs)->user_regs)
+#define CODECTL_ARCH_USER_REGS_SIZE	sizeof(struct user_pt_regs)
+
+/*
  * Page-table entry flags of a present, user, executable page (the PTE,
  * or a PMD or PUD block): valid, user-executable (no UXN).  A PROT_NONE
  * page is not valid (PTE_PROT_NONE instead) and has UXN; kernel pages

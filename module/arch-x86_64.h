@@ -123,6 +123,13 @@ static inline unsigned long codectl_arch_user_fp(const struct pt_regs *regs)
 }
 
 /*
+ * The user register set a task entered the kernel with: all of pt_regs
+ * (deferred.c compares two of them to know a user state again).
+ */
+#define CODECTL_ARCH_USER_REGS(regs)	((const void *)(regs))
+#define CODECTL_ARCH_USER_REGS_SIZE	sizeof(struct pt_regs)
+
+/*
  * Page-table entry flags of a present, user, executable page (the PTE,
  * or a PMD or PUD that maps a huge page): present and user, no NX.  A
  * PROT_NONE page (_PAGE_PROTNONE, no _PAGE_USER) is not.

@@ -25,9 +25,11 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/string.h>
 #include <linux/task_work.h>
 
 #include <codectl/unwind_deferred.h>
+#include "arch.h"
 #include "internal.h"
 #include "compat.h"
 
@@ -85,6 +87,89 @@ struct deferred_claim {
 
 static DEFINE_PER_CPU(struct deferred_claim, deferred_claim);
 static DEFINE_PER_CPU(u32, deferred_cookie_seq);
+
+/**
+ * struct deferred_last - the last delivery on a CPU
+ * @task:	whose (never dereferenced); NULL while the others change
+ * @cookie:	the cookie it delivered
+ * @when:	jiffies at its end
+ * @delivered:	consumer bits called back with @cookie
+ * @regs:	the task's user registers then (CODECTL_ARCH_USER_REGS)
+ *
+ * A task's slot is released when its task_work has delivered, but the
+ * task is still in the kernel, on its way out to user space.  Without
+ * this record a request from an interrupt or NMI there (a profiler's
+ * timer) would start a new cookie, and queue a task_work that runs
+ * before the task gets out, whose delivery takes long enough for the next
+ * request to come in, and so on: a task kept from user space for as long
+ * as requests come faster than deliveries (issue 43).  With it, such a
+ * request finds the user state it asks about already delivered and
+ * shares its cookie: the task gets out.  Only this CPU's contexts touch
+ * it (and cancel(), which clears a consumer's bit in @delivered): the
+ * task_work writes it with preemption off, and the requests that read it
+ * interrupt the writer or run between writes.
+ */
+struct deferred_last {
+	struct task_struct *task;
+	u64 cookie;
+	unsigned long when;
+	atomic_long_t delivered;
+	u8 regs[CODECTL_ARCH_USER_REGS_SIZE] __aligned(8);
+};
+
+static DEFINE_PER_CPU(struct deferred_last, deferred_last);
+
+/* The record holds current's user state, within the last second. */
+static bool deferred_last_is_current(const struct deferred_last *l)
+{
+	return READ_ONCE(l->task) == current &&
+	       time_before(jiffies, READ_ONCE(l->when) + HZ) &&
+	       !memcmp(l->regs, CODECTL_ARCH_USER_REGS(task_pt_regs(current)),
+		       sizeof(l->regs));
+}
+
+/*
+ * After a delivery of @cookie to @bits, in current's task context: record
+ * it on this CPU (or add @bits, when it is the same user state again).
+ */
+static void deferred_last_set(u64 cookie, unsigned long bits)
+{
+	struct deferred_last *l;
+
+	preempt_disable();
+	l = this_cpu_ptr(&deferred_last);
+	if (deferred_last_is_current(l) && l->cookie == cookie) {
+		atomic_long_or(bits, &l->delivered);
+		WRITE_ONCE(l->when, jiffies);
+	} else {
+		WRITE_ONCE(l->task, NULL);
+		barrier();	/* interrupts see NULL until the fields are set */
+		l->cookie = cookie;
+		l->when = jiffies;
+		atomic_long_set(&l->delivered, bits);
+		memcpy(l->regs, CODECTL_ARCH_USER_REGS(task_pt_regs(current)),
+		       sizeof(l->regs));
+		barrier();
+		WRITE_ONCE(l->task, current);
+	}
+	preempt_enable();
+}
+
+/*
+ * A request from an interrupt or NMI, current having no slot: is it about
+ * the user state this CPU last delivered for current?  Return: its
+ * cookie, with *@done set when consumer @bit was called back with it; 0
+ * when not.  Preemption disabled.
+ */
+static u64 deferred_last_match(int bit, bool *done)
+{
+	const struct deferred_last *l = this_cpu_ptr(&deferred_last);
+
+	if (in_task() || !deferred_last_is_current(l))
+		return 0;
+	*done = atomic_long_read(&l->delivered) & BIT(bit);
+	return l->cookie;
+}
 
 /*
  * A new cookie: this CPU's sequence number (odd, so never 0) in the high
@@ -283,12 +368,21 @@ static void deferred_slot_unwind(struct deferred_slot *s)
 	codectl_unwind_current(t, 0);
 }
 
-/*
- * Call back every consumer whose bit is set and not yet delivered, with
- * one unwind for the entry.  @final (the task_work): loop until nothing
- * new is pending, then release the slot.  Else (a flush from the task's
- * own ioctl): deliver what is pending now; the queued task_work
- * delivers what comes later and releases.  Owner's task context.
+/**
+ * deferred_slot_deliver() - call back the consumers of one kernel entry
+ * @s:		current's slot
+ * @final:	the task_work: release the slot when done; else (a flush
+ *		from the task's own ioctl) leave it to the queued task_work
+ *
+ * Calls back every consumer whose bit is set and not yet delivered, with
+ * one unwind for the entry.  A consumer that asks again meanwhile finds
+ * its bit set (request returns 1: its callback covers it); one that asks
+ * for the first time during the callbacks is called back in a further
+ * pass with the same trace, since the task has not left the kernel (its
+ * user state is the same).  Every pass calls back at least one consumer
+ * for the first time, so there are at most DEFERRED_CONSUMERS passes and
+ * one unwind, however fast requests come; requests after the release are
+ * deferred_last's.  Owner's task context.
  */
 static void deferred_slot_deliver(struct deferred_slot *s, bool final)
 {
@@ -305,6 +399,11 @@ static void deferred_slot_deliver(struct deferred_slot *s, bool final)
 		if (!todo) {
 			if (!final)
 				return;
+			/* Before the release: no request finds neither. */
+			idx = srcu_read_lock(&deferred_srcu);
+			deferred_last_set(cookie,
+					  atomic_long_read(&s->delivered));
+			srcu_read_unlock(&deferred_srcu, idx);
 			/* Nothing new: no request can join this state any more. */
 			if (atomic_long_try_cmpxchg(&s->ts.state, &state,
 						    CODECTL_TASKSLOT_RELEASING))
@@ -364,11 +463,15 @@ static void deferred_slot_twork(struct callback_head *head)
  * consumer's callback runs once, in current's context before it returns
  * to user space (or at its exit), with the trace and *@cookie.  Every
  * request made during one kernel entry, by any consumer, gets the same
- * cookie and shares one unwind, until the callbacks have run; a request
- * made after them (still in the same entry) starts a new cookie.
+ * cookie and shares one unwind.  A request from task context made after
+ * the callbacks (still in the same entry) starts a new cookie; one from an
+ * interrupt or NMI made then, while the task's user registers are still
+ * those the callbacks saw (within a second, on that CPU), gets their
+ * cookie: returning to user space is never held up by requests, however
+ * fast they come.
  *
- * Return: 0 when queued; 1 when this consumer has already asked during
- * this entry (its one callback is queued or has run, with *@cookie);
+ * Return: 0 when queued; 1 when this consumer has already asked for this
+ * user state (its one callback is queued or has run, with *@cookie);
  * -EINVAL when current has no user context (kernel thread, exiting, no
  * mm, not entered from user mode); -ENOENT for a consumer not
  * initialised or cancelled; -ENOSPC when no per-task slot is free.
@@ -379,7 +482,8 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	struct pt_regs *regs = task_pt_regs(current);
 	struct deferred_slot *s;
 	unsigned long old, mask;
-	u64 c, new;
+	u64 c, new, last;
+	bool done = false;
 	int bit, ret;
 
 	if ((current->flags & (PF_KTHREAD | PF_EXITING)) || !current->mm ||
@@ -398,6 +502,17 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 		ret = -ENOENT;
 		goto out;
 	}
+	/*
+	 * From an interrupt on current's way out to user space, after its
+	 * delivery: the same user state, the same cookie (deferred_last).
+	 */
+	last = deferred_slot_lookup(current) ? 0 :
+	       deferred_last_match(bit, &done);
+	if (last && done) {
+		*cookie = last;
+		ret = 1;
+		goto out;
+	}
 	s = deferred_slot_get();
 	if (!s) {
 		ret = -ENOSPC;
@@ -406,7 +521,7 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 
 	c = atomic64_read(&s->cookie);
 	if (!c) {
-		new = deferred_cookie_new();
+		new = last ?: deferred_cookie_new();
 		c = atomic64_cmpxchg(&s->cookie, 0, new);
 		if (!c) {
 			/* Read only by the task_work, after we are done. */
@@ -496,7 +611,7 @@ EXPORT_SYMBOL_GPL(codectl_unwind_deferred_init);
 void codectl_unwind_deferred_cancel(struct codectl_unwind_work *work)
 {
 	unsigned int i;
-	int bit;
+	int bit, cpu;
 
 	mutex_lock(&deferred_lock);
 	bit = work->bit;
@@ -515,6 +630,9 @@ void codectl_unwind_deferred_cancel(struct codectl_unwind_work *work)
 	synchronize_srcu(&deferred_srcu);
 	for (i = 0; i < BIT(deferred_slots.bits); i++)
 		atomic_long_andnot(BIT(bit), &deferred_slot_at(i)->delivered);
+	for_each_possible_cpu(cpu)
+		atomic_long_andnot(BIT(bit),
+				   &per_cpu(deferred_last, cpu).delivered);
 	__clear_bit(bit, &deferred_bits_used);
 	mutex_unlock(&deferred_lock);
 }

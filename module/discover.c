@@ -23,6 +23,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/once.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
@@ -229,7 +230,11 @@ static unsigned int nr_file_negatives;
 
 static u32 file_negative_hash(const struct codectl_file_id *id)
 {
-	return jhash(id, sizeof(*id), 0);
+	static u32 seed __read_mostly;
+
+	/* Seeded: a user who picks file identities cannot pick a bucket. */
+	get_random_once(&seed, sizeof(seed));
+	return jhash(id, sizeof(*id), seed);
 }
 
 /* The entry of @id, or NULL.  Under file_negative_lock. */
@@ -688,6 +693,8 @@ static void discovery_finish(struct discovery_batch *b)
 
 /* Executable mappings examined per sweep at most. */
 #define DISCOVERY_SWEEP	64
+/* Mappings the sweep looks at between scheduling points. */
+#define DISCOVERY_SWEEP_RESCHED	256
 
 /*
  * After the pcs asked for: every other executable file mapping that no
@@ -701,15 +708,21 @@ static void discovery_sweep(struct discovery_batch *b)
 	struct codectl_mm *cmm = codectl_mm_find(mm);
 	u64 starts[DISCOVERY_SWEEP];
 	struct vm_area_struct *vma;
-	unsigned int n = 0, i;
+	unsigned int n = 0, seen = 0, i;
 
 	if (mmap_read_lock_killable(mm))
 		return;
+	/* Every mapping (up to vm.max_map_count): a scheduling point each. */
 	for (vma = find_vma(mm, 0); vma && n < DISCOVERY_SWEEP;
 	     vma = find_vma(mm, vma->vm_end)) {
 		struct codectl_reg *reg;
 		bool covered;
 
+		if (!(++seen % DISCOVERY_SWEEP_RESCHED)) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
 		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
 			continue;
 		if (cmm) {

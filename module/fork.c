@@ -213,6 +213,7 @@ void codectl_fork_exit(void)
 		codectl_set_put(w->set);
 		atomic_long_dec(&codectl_stats.works);
 		left++;
+		cond_resched();
 	}
 	if (left)
 		pr_info("codectl: unload leaves %u queued fork copies to their children\n",

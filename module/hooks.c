@@ -188,6 +188,8 @@ static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
 		trace->entries[trace->nr++] = w.f.ip;
 		if (trace->nr >= max_entries)
 			break;
+		if (!nofault && !(trace->nr % CODECTL_WALK_RESCHED_FRAMES))
+			cond_resched();
 		codectl_walk_next(&w);
 	}
 	codectl_hook_harm(h, &w, task_pt_regs(current), trace->nr);

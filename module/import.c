@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/moduleparam.h>
+#include <linux/once.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -88,7 +89,11 @@ static atomic64_t codectl_import_tables_unkept = ATOMIC64_INIT(0);
 
 static u32 codectl_import_hash(const struct codectl_file_id *id)
 {
-	return jhash(id, sizeof(*id), 0);
+	static u32 seed __read_mostly;
+
+	/* Seeded: a user who picks file identities cannot pick a bucket. */
+	get_random_once(&seed, sizeof(seed));
+	return jhash(id, sizeof(*id), seed);
 }
 
 static void codectl_import_free(struct codectl_import *imp)

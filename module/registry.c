@@ -158,7 +158,12 @@ static bool codectl_reg_hit(const struct codectl_reg *reg, u64 start, u64 end)
 		codectl_overlaps(reg->unwind_head, reg->table_end, start, end));
 }
 
-/* Is [start, end) of @mm covered by mappings with all of @flags? */
+/*
+ * Is [start, end) of @mm covered by mappings with all of @flags?  Under
+ * the mmap lock, in task context: a range may span up to
+ * vm.max_map_count mappings, and fork adoption checks every registration
+ * of the parent, so each mapping is a scheduling point.
+ */
 static bool codectl_mapped(struct mm_struct *mm, u64 start, u64 end,
 			   unsigned long flags)
 {
@@ -166,6 +171,7 @@ static bool codectl_mapped(struct mm_struct *mm, u64 start, u64 end,
 	u64 addr = start;
 
 	while (addr < end) {
+		cond_resched();
 		vma = find_vma(mm, addr);
 		if (!vma || vma->vm_start > addr ||
 		    (vma->vm_flags & flags) != flags)
@@ -533,8 +539,11 @@ static void codectl_mm_put_fn(struct work_struct *work)
 	struct llist_node *n = llist_del_all(&codectl_mm_puts);
 	struct codectl_mm *cmm, *t;
 
-	llist_for_each_entry_safe(cmm, t, n, put_node)
+	/* As many as exited in CODECTL_PUT_DELAY: a scheduling point each. */
+	llist_for_each_entry_safe(cmm, t, n, put_node) {
 		mmu_notifier_put(&cmm->mn);
+		cond_resched();
+	}
 }
 
 static DECLARE_DELAYED_WORK(codectl_mm_put_work, codectl_mm_put_fn);
@@ -998,6 +1007,13 @@ int codectl_mm_adopt(struct mm_struct *mm, struct codectl_set *set)
 		return -EINTR;
 	}
 	for (i = 0; i < set->nr; i++) {
+		/* A child SIGKILLed meanwhile needs none of them. */
+		if (fatal_signal_pending(current)) {
+			codectl_set_put(set);
+			mine = NULL;
+			ret = -EINTR;
+			break;
+		}
 		if (codectl_reg_mapped(mm, set->regs[i]))
 			continue;
 		mine = codectl_set_copy(set, 0, codectl_keep_mapped, 0, 0,
@@ -1046,6 +1062,7 @@ void codectl_registry_exit(void)
 		if (!cmm)
 			break;
 		codectl_mm_retire(cmm, false);
+		cond_resched();
 	}
 	/* A ->release may sleep (cmm->lock): let it run. */
 	while (atomic_read(&codectl_mm_releasing))

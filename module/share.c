@@ -15,6 +15,7 @@
 #include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/once.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -65,7 +66,11 @@ static DEFINE_SPINLOCK(codectl_share_lock);
 
 static u32 codectl_share_hash(const struct codectl_share_key *k)
 {
-	return jhash(k, sizeof(*k), 0);
+	static u32 seed __read_mostly;
+
+	/* Seeded: a user who picks file identities cannot pick a bucket. */
+	get_random_once(&seed, sizeof(seed));
+	return jhash(k, sizeof(*k), seed);
 }
 
 /**

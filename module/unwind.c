@@ -1134,12 +1134,6 @@ unsigned int codectl_walk_reference(struct codectl_walk *w,
 	return n;
 }
 
-/*
- * Frames a task-context walk under RCU takes between scheduling points
- * (@nofault: the caller holds rcu_read_lock(), which is let go there).
- */
-#define CODECTL_WALK_RESCHED_FRAMES	16
-
 static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
 				 bool nofault)
 {
@@ -1152,8 +1146,12 @@ static void codectl_unwind_trace(struct codectl_trace *t, unsigned int flags,
 		t->methods[t->nr] = w.method;
 		if (++t->nr == t->max)
 			break;
-		if (nofault && !(t->nr % CODECTL_WALK_RESCHED_FRAMES))
-			codectl_walk_resched(&w);
+		if (!(t->nr % CODECTL_WALK_RESCHED_FRAMES)) {
+			if (nofault)
+				codectl_walk_resched(&w);
+			else
+				cond_resched();
+		}
 		codectl_walk_next(&w);
 	}
 	codectl_walk_end(&w, &codectl_unwind_counters.walk);

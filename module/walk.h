@@ -28,6 +28,17 @@ struct pt_regs;
 struct codectl_reg;
 struct codectl_set;
 
+/*
+ * Frames a walk in task context takes between scheduling points: the
+ * ioctls' NOFAULT walk lets go of rcu_read_lock() there, the faultable
+ * walks (a deferred delivery's, 7.x's unwind_user() hook when it may
+ * fault) call cond_resched().  Those run on the way out to user space,
+ * where a kernel without full preemption schedules only at such points:
+ * up to 4096 frames must not keep ksoftirqd and RCU's kthreads from the
+ * CPU.
+ */
+#define CODECTL_WALK_RESCHED_FRAMES	16
+
 /**
  * struct codectl_uframe - the registers of one frame during a walk
  * @ip:		its pc

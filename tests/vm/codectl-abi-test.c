@@ -122,6 +122,7 @@ static const struct test_case tests[] = {
 	T(deferred_selftest, "SELFTEST: hrtimer and NMI consumers agree, 1 s at 100 us"),
 	T(deferred_selftest_remote, "SELFTEST REMOTE: NMIs from another CPU interrupt user code"),
 	T(deferred_selftest_errors, "SELFTEST: EPERM, EINVAL, EBUSY"),
+	T(deferred_selftest_slow_exit, "SELFTEST SLOW: back to user space while requests outpace deliveries"),
 	T(deferred_consumer_module, "another module's consumer: cookie, one callback per entry"),
 	T(deferred_selftest_exit, "SELFTEST: target thread exits with requests pending"),
 	T(deferred_selftest_kill, "SELFTEST: target process SIGKILLed while armed"),

@@ -329,7 +329,8 @@ TEST(unregister_after_drop_enoent);
 TEST(deferred_request); TEST(unwind_signal_leaf); TEST(deferred_cookies); TEST(deferred_read);
 TEST(deferred_blocking_read); TEST(deferred_overflow); TEST(deferred_threads);
 TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_remote);
-TEST(deferred_selftest_errors); TEST(deferred_consumer_module);
+TEST(deferred_selftest_errors); TEST(deferred_selftest_slow_exit);
+TEST(deferred_consumer_module);
 TEST(deferred_selftest_exit); TEST(deferred_selftest_kill);
 TEST(hook_stats); TEST(hooks_param);
 /* t_synth.c: synthesised SFrame sections, QUERY's origin */

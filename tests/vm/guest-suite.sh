@@ -826,8 +826,12 @@ wait_for() {
 
 
 # --- 4a. rmmod during a storm --------------------------------------------------
+# What in the kernel log is a problem: splats, and stalls and lockups
+# (an RCU stall report, rcu: INFO: ..., may come without a trace).
+kernel_problems='BUG:|WARNING:|Oops|Call Trace:|Call trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption|rcu: INFO:|self-detected stall|soft lockup|hard LOCKUP|hung_task|blocked for more than'
+
 problems() {
-	dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption|codectl.*(leak|still)' | head -n 20
+	dmesg | grep -E "$kernel_problems|codectl.*(leak|still)" | head -n 20
 }
 
 if [ -x "$storm" ] && loaded; then
@@ -1089,7 +1093,7 @@ else
 fi
 
 # --- 6. kernel log -----------------------------------------------------------
-problems=$(dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace:|general protection|UBSAN:|KASAN:|KFENCE:|ODEBUG:|refcount_t:|list_(add|del) corruption' | head -n 20)
+problems=$(dmesg | grep -E "$kernel_problems" | head -n 20)
 check "no kernel warnings in dmesg" "$(echo "$problems" | head -n 1)" [ -z "$problems" ]
 [ -z "$problems" ] || echo "$problems" | sed 's/^/#   /'
 

@@ -922,10 +922,13 @@ check "a second process of the same files: looked up, not examined again" \
 	looked_up
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
-"$v3" -r 14 2>/dev/null &
+# perf samples until a second after the rmmod (stop file; 30 s at most).
+"$v3" -r 60 2>/dev/null &
 tracee=$!
-perf record -q -a -g -e cpu-clock -F 999 -o "$tmp/all.data" -- sleep 12 \
-	>/dev/null 2>"$tmp/all.err" &
+rm -f "$tmp/all.stop"
+perf record -q -a -g -e cpu-clock -F 999 -o "$tmp/all.data" -- \
+	sh -c 'i=0; while [ ! -e "$1" ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done' \
+	stop "$tmp/all.stop" >/dev/null 2>"$tmp/all.err" &
 perf_pid=$!
 sleep 2
 i=0
@@ -938,10 +941,13 @@ echo "# toggled 20 times: $(grep '^perf_callchain_user calls' "$hooks")"
 sleep 1
 harm_check "every workload above"
 check "rmmod while perf samples every CPU" "rmmod failed" rmmod_codectl
+sleep 1
+touch "$tmp/all.stop"
 wait $perf_pid
 prc=$?
 check "perf ends cleanly after rmmod" "perf exit $prc: $(tail -3 "$tmp/all.err")" \
 	[ $prc -eq 0 ]
+kill $tracee 2>/dev/null
 wait $tracee
 
 # A process already running when the module is loaded: discovered.

@@ -9,8 +9,11 @@
  * context before it returns to user space, with the trace and a cookie.
  * Every request made during one kernel entry of a task gets the same
  * cookie (never 0), and all consumers asking during that entry share one
- * unwind.  Record the cookie with your sample and match it with the
- * callback's.
+ * unwind.  A request from an IRQ or NMI on the task's way out, after the
+ * callbacks, while its user registers are still those they saw, gets
+ * their cookie (1 if this consumer was called back with it): requests,
+ * however fast, never keep a task from user space.  Record the cookie
+ * with your sample and match it with the callback's.
  *
  * Build against codectl's Module.symvers (KBUILD_EXTRA_SYMBOLS) and add
  * this directory to your include path.

@@ -112,7 +112,14 @@ struct codectl_trace_record {
  *		another CPU and only sends NMIs to the caller's CPU, so that
  *		they interrupt the caller's user code (as PMU overflows do);
  *		only the NMI consumer requests.  Needs two online CPUs
- *		(EOPNOTSUPP).  Unknown flags: EINVAL
+ *		(EOPNOTSUPP).  CODECTL_SELFTEST_SLOW: no NMI (any
+ *		architecture); each callback of the hrtimer consumer
+ *		queues a task_work on the target that runs after the
+ *		delivery, on the target's way out to user space, until
+ *		the timer has requested 3 more times (at most 20 ms): a
+ *		slow way out (other task_works, signal delivery) while
+ *		requests go on.  REMOTE with SLOW, or unknown flags:
+ *		EINVAL
  * @moved:	out: callbacks whose trace had CODECTL_TRACE_MOVED
  * @nmi_user:	out: NMI requests made while user code ran
  * @nmi_walks:	out (REMOTE): NMIs that interrupted user code and ran a
@@ -125,6 +132,9 @@ struct codectl_trace_record {
  *		trace (the walk in task context)
  * @nmi_walk_equal: out (REMOTE): of those, the same callers (frames 1 on;
  *		frame 0 may have moved) and the same number of frames
+ * @slow_works:	out (SLOW): the spinning task_works that ran
+ * @repeats:	out: requests that returned 1 (the consumer had asked
+ *		for that user state already)
  *
  * A kernel self-test of the deferred-unwind API with two consumers, one
  * requesting from an hrtimer on the caller's CPU while the calling thread
@@ -166,9 +176,12 @@ struct codectl_selftest_args {
 	__u64 nmi_walk_frames;
 	__u64 nmi_walk_compared;
 	__u64 nmi_walk_equal;
+	__u64 slow_works;
+	__u64 repeats;
 };
 
 #define CODECTL_SELFTEST_REMOTE		0x1
+#define CODECTL_SELFTEST_SLOW		0x2
 
 #define CODECTL_TEST_IOC_UNWIND		_IOWR(CODECTL_TEST_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)

@@ -20,6 +20,12 @@
  * no faults, no locks, in a real NMI.  The callback compares its callers
  * (frame 0 may have moved) with the trace the task-context walk gave.
  *
+ * With CODECTL_SELFTEST_SLOW there is no NMI: the hrtimer consumer's
+ * callback queues a task_work that spins after the delivery, on the
+ * target's way out to user space, while the timer goes on requesting:
+ * requests come faster than deliveries, and the target must still get
+ * back to user space.
+ *
  * Protocol of STOP (documented in codectl_test.h): disarm (timer cancelled, NMI
  * handler unregistered: no request after this), deliver the caller's own
  * pending requests of this entry (if the caller is the target thread, the
@@ -31,6 +37,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
@@ -41,6 +48,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/irq_regs.h>
@@ -77,6 +85,7 @@ static struct {
 	bool armed;			/* the timer and NMI may request */
 	struct task_struct *target;	/* the START caller, referenced */
 	bool remote;			/* CODECTL_SELFTEST_REMOTE */
+	bool slow;			/* CODECTL_SELFTEST_SLOW */
 	int target_cpu;			/* remote: where the NMIs go */
 	int timer_cpu;			/* remote: where the timer runs */
 	ktime_t period;
@@ -91,6 +100,8 @@ static struct {
 	atomic64_t trace_mismatches;
 	atomic64_t refused;
 	atomic64_t moved;		/* callbacks with CODECTL_TRACE_MOVED */
+	atomic64_t repeats;		/* requests that returned 1 */
+	atomic64_t slow_works;		/* SLOW's task_works run */
 	atomic64_t nmi_user;		/* NMI requests that hit user code */
 	atomic64_t user_cookie;		/* last request from user mode */
 	wait_queue_head_t wq;		/* callbacks wake STOP */
@@ -137,9 +148,60 @@ static void codectl_st_requested(int i, int ret, u64 cookie)
 	if (ret == 0) {
 		atomic64_set(&c->cookie, cookie);
 		atomic64_inc(&c->requests);
-	} else if (atomic64_read(&c->cookie) != cookie) {
-		/* Asked again in one entry: the same cookie as before. */
+		return;
+	}
+	atomic64_inc(&codectl_st.repeats);
+	/* Asked again for one user state: the same cookie as before. */
+	if (atomic64_read(&c->cookie) != cookie)
 		atomic64_inc(&codectl_st.cookie_mismatches);
+}
+
+/*
+ * SLOW: after each delivery to the hrtimer consumer, a task_work of its
+ * own (one per delivery) that runs on the target's way out and does not
+ * end before the timer has requested three more times (or 20 ms): the
+ * target stays in the kernel while requests come.  Module exit waits for
+ * those still queued (the target's own way out, or its exit, runs them).
+ */
+#define CODECTL_ST_SLOW_REQUESTS	3
+#define CODECTL_ST_SLOW_MAX_US		20000
+
+static atomic_t codectl_st_slow_pending = ATOMIC_INIT(0);
+
+/* Requests the hrtimer made that did not fail. */
+static u64 codectl_st_irq_asked(void)
+{
+	return atomic64_read(&codectl_st.c[CODECTL_ST_IRQ].requests) +
+	       atomic64_read(&codectl_st.repeats);
+}
+
+static void codectl_st_slow_fn(struct callback_head *head)
+{
+	u64 asked = codectl_st_irq_asked();
+	unsigned int us;
+
+	kfree(head);
+	for (us = 0; us < CODECTL_ST_SLOW_MAX_US &&
+	     codectl_st_irq_asked() - asked < CODECTL_ST_SLOW_REQUESTS &&
+	     READ_ONCE(codectl_st.armed); us += 10)
+		udelay(10);
+	atomic64_inc(&codectl_st.slow_works);
+	wake_up(&codectl_st.wq);
+	/* Last: module exit waits for 0, then for RCU tasks. */
+	atomic_dec(&codectl_st_slow_pending);
+}
+
+static void codectl_st_slow_queue(void)
+{
+	struct callback_head *cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+
+	if (!cb)
+		return;
+	init_task_work(cb, codectl_st_slow_fn);
+	atomic_inc(&codectl_st_slow_pending);
+	if (task_work_add(current, cb, TWA_RESUME)) {
+		atomic_dec(&codectl_st_slow_pending);
+		kfree(cb);
 	}
 }
 
@@ -227,6 +289,9 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 	}
 	if (t->flags & CODECTL_TRACE_MOVED)
 		atomic64_inc(&codectl_st.moved);
+	if (codectl_st.slow && i == CODECTL_ST_IRQ && current->mm &&
+	    !(current->flags & PF_EXITING))
+		codectl_st_slow_queue();
 	if (i == (codectl_st.remote ? CODECTL_ST_NMI : CODECTL_ST_IRQ) &&
 	    codectl_st.last_ips &&
 	    cookie == atomic64_read(&codectl_st.user_cookie)) {
@@ -309,9 +374,9 @@ static enum hrtimer_restart codectl_st_timer(struct hrtimer *timer)
 		ret = codectl_unwind_deferred_request(&codectl_st.c[CODECTL_ST_IRQ].work,
 						      &cookie);
 		codectl_st_requested(CODECTL_ST_IRQ, ret, cookie);
-		if (ret >= 0) {
-			if (regs && user_mode(regs))
-				atomic64_set(&codectl_st.user_cookie, cookie);
+		if (ret >= 0 && regs && user_mode(regs))
+			atomic64_set(&codectl_st.user_cookie, cookie);
+		if (ret >= 0 && !codectl_st.slow) {
 			this_cpu_write(codectl_st_timer_cookie, cookie);
 			this_cpu_write(codectl_st_nmi_seen, 0);
 			this_cpu_write(codectl_st_in_timer, 1);
@@ -346,7 +411,8 @@ static void codectl_st_disarm(void)
 	hrtimer_cancel(&codectl_st.timer);
 #if CODECTL_HAVE_SELF_NMI
 	/* Waits for a handler running on another CPU (synchronize_rcu). */
-	unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
+	if (!codectl_st.slow)
+		unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
 #endif
 }
 
@@ -377,10 +443,11 @@ static long codectl_st_start(void __user *uargs)
 	if (copy_from_user(&a, uargs, sizeof(a)))
 		return -EFAULT;
 	if (a.period_us < 10 || a.period_us > 1000000 ||
-	    a.flags & ~CODECTL_SELFTEST_REMOTE)
+	    a.flags & ~(CODECTL_SELFTEST_REMOTE | CODECTL_SELFTEST_SLOW) ||
+	    a.flags == (CODECTL_SELFTEST_REMOTE | CODECTL_SELFTEST_SLOW))
 		return -EINVAL;
 	/* Arguments first: their errors are the same everywhere. */
-	if (!CODECTL_HAVE_SELF_NMI)
+	if (!CODECTL_HAVE_SELF_NMI && !(a.flags & CODECTL_SELFTEST_SLOW))
 		return -EOPNOTSUPP;
 	ips = kvmalloc_array(CODECTL_UNWIND_MAX_FRAMES, sizeof(u64),
 			     GFP_KERNEL_ACCOUNT);
@@ -406,6 +473,8 @@ static long codectl_st_start(void __user *uargs)
 	atomic64_set(&codectl_st.trace_mismatches, 0);
 	atomic64_set(&codectl_st.refused, 0);
 	atomic64_set(&codectl_st.moved, 0);
+	atomic64_set(&codectl_st.repeats, 0);
+	atomic64_set(&codectl_st.slow_works, 0);
 	atomic64_set(&codectl_st.nmi_user, 0);
 	atomic64_set(&codectl_st.user_cookie, 0);
 	memset(codectl_st.seen, 0, sizeof(codectl_st.seen));
@@ -422,13 +491,16 @@ static long codectl_st_start(void __user *uargs)
 					   codectl_st_callback);
 	if (ret)
 		goto err_irq;
-#if CODECTL_HAVE_SELF_NMI
-	ret = register_nmi_handler(NMI_LOCAL, codectl_st_nmi, 0,
-				   "codectl_selftest");
-	if (ret)
-		goto err_nmi;
-#endif
 	codectl_st.remote = a.flags & CODECTL_SELFTEST_REMOTE;
+	codectl_st.slow = a.flags & CODECTL_SELFTEST_SLOW;
+#if CODECTL_HAVE_SELF_NMI
+	if (!codectl_st.slow) {
+		ret = register_nmi_handler(NMI_LOCAL, codectl_st_nmi, 0,
+					   "codectl_selftest");
+		if (ret)
+			goto err_nmi;
+	}
+#endif
 	cpus_read_lock();
 	codectl_st.target_cpu = get_cpu();
 	put_cpu();
@@ -460,7 +532,8 @@ static long codectl_st_start(void __user *uargs)
 
 err_cpus:
 #if CODECTL_HAVE_SELF_NMI
-	unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
+	if (!codectl_st.slow)
+		unregister_nmi_handler(NMI_LOCAL, "codectl_selftest");
 err_nmi:
 #endif
 	codectl_unwind_deferred_cancel(&codectl_st.c[CODECTL_ST_NMI].work);
@@ -492,7 +565,9 @@ static long codectl_st_stop(void __user *uargs)
 	codectl_st_disarm();
 	if (current == codectl_st.target)
 		codectl_deferred_flush();
-	wait_event_timeout(codectl_st.wq, !codectl_st_outstanding(), 2 * HZ);
+	wait_event_timeout(codectl_st.wq, !codectl_st_outstanding() &&
+			   (current == codectl_st.target ||
+			    !atomic_read(&codectl_st_slow_pending)), 2 * HZ);
 
 	a.irq_requests = atomic64_read(&codectl_st.c[CODECTL_ST_IRQ].requests);
 	a.nmi_requests = atomic64_read(&codectl_st.c[CODECTL_ST_NMI].requests);
@@ -510,6 +585,8 @@ static long codectl_st_stop(void __user *uargs)
 	a.nmi_walk_frames = atomic64_read(&codectl_st.nmi_walk_frames);
 	a.nmi_walk_compared = atomic64_read(&codectl_st.nmi_walk_compared);
 	a.nmi_walk_equal = atomic64_read(&codectl_st.nmi_walk_equal);
+	a.repeats = atomic64_read(&codectl_st.repeats);
+	a.slow_works = atomic64_read(&codectl_st.slow_works);
 	a.nr = codectl_st.last_nr;
 	a.stop = codectl_st.last_stop;
 	spin_unlock(&codectl_st.seen_lock);
@@ -560,4 +637,8 @@ void codectl_selftest_exit(void)
 		codectl_st_teardown();
 	}
 	mutex_unlock(&codectl_st.lock);
+	/* SLOW's task_works, queued on a target not yet out: their text is ours. */
+	while (atomic_read(&codectl_st_slow_pending))
+		msleep(20);
+	synchronize_rcu_tasks();
 }
