@@ -26,6 +26,7 @@
 #include <linux/once.h>
 #include <linux/overflow.h>
 #include <linux/preempt.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>

@@ -21,6 +21,7 @@
 #include <linux/namei.h>
 #include <linux/moduleparam.h>
 #include <linux/once.h>
+#include <linux/random.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>

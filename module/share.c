@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/once.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
