@@ -713,9 +713,10 @@ stages_b() {
 # FIRST-th on, every other one.  They run at the head of the lanes, each
 # beside the other lane's guest (a make on the core the guest leaves),
 # as sframe and checkpatch do: before the lanes the two cores are the
-# builds'.  Lane b, the shorter by the times of ba7d9bd (docs/testing.md:
-# stages_a 3559 s with checkpatch, lane b 3482 s with sframe), takes the
-# first, third and fifth (5.10, 6.12-rt, 7.3-arm64), lane a the others.
+# builds'.  Lane a, the shorter since arm64's on-demand stage (about
+# 100 s) left it for lane b (8ade329; by ba7d9bd's times, docs/testing.md,
+# about 3460 s against 3500 s), takes the first, third and fifth (5.10,
+# 6.12-rt, 7.3-arm64), lane b the others.
 compile_stages() {
 	local i
 	for ((i = $1; i < ${#compile_series[@]}; i += 2)); do
@@ -725,13 +726,13 @@ compile_stages() {
 
 lane_a() {
 	checkpatch_stage
-	[ $vm_only -eq 1 ] || compile_stages 1
+	[ $vm_only -eq 1 ] || compile_stages 0
 	stages_a "$@"
 }
 
 lane_b() {
 	sframe_stage
-	[ $vm_only -eq 1 ] || compile_stages 0
+	[ $vm_only -eq 1 ] || compile_stages 1
 	stages_b "$@"
 	packages_stage "$@"
 }
