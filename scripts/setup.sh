@@ -63,32 +63,16 @@ SRC
 # Nothing is taken from another release unless asked for by name: apt
 # only downloads from them (scripts/kernels.sh, the roots of
 # scripts/sid-root.sh are debootstrapped from the archive itself).
-cat >/etc/apt/preferences.d/codectl <<'PIN'
-# codectl: never take anything from bullseye, trixie or sid unless asked by name.
-Package: *
-Pin: release n=trixie
-Pin-Priority: 1
-
-Package: *
-Pin: release n=trixie-backports
-Pin-Priority: 1
-
-Package: *
-Pin: release n=bullseye
-Pin-Priority: 1
-
-Package: *
-Pin: release n=bullseye-security
-Pin-Priority: 1
-
-Package: *
-Pin: release a=unstable
-Pin-Priority: 1
-
-Package: *
-Pin: release n=bookworm-backports
-Pin-Priority: 100
-PIN
+{
+	echo "# codectl: never take anything from bullseye, trixie or sid unless asked by name."
+	for pin in "n=trixie" "n=trixie-backports" "n=bullseye" "n=bullseye-security" \
+		"a=unstable 1" "n=bookworm-backports 100"; do
+		read -r rel prio <<<"$pin"
+		printf '%sPackage: *\nPin: release %s\nPin-Priority: %s\n' \
+			"${sep:-}" "$rel" "${prio:-1}"
+		sep=$'\n'
+	done
+} >/etc/apt/preferences.d/codectl
 
 # apt's binary cache of its package lists: this machine's image turns it
 # off (docker-clean), and then every apt-cache or apt-get call re-reads all
