@@ -190,6 +190,19 @@ else
 	fi
 fi
 
+# dkms_add_build N KVER HEADERS LOG: dkms add and build of the copy in
+# $tmp/src for KVER against HEADERS, in trees of its own ($tmp/treeN,
+# $tmp/instN), the output in LOG; dkms's exit status.
+dkms_add_build() {
+	mkdir -p "$tmp/tree$1"
+	# shellcheck disable=SC2016
+	in_ns bash -uc '
+		dkms add "$@" >/dev/null && dkms build "$@"
+	' dkms -m codectl -v "$version" --dkmstree "$tmp/tree$1" --sourcetree "$tmp/src" \
+		--installtree "$tmp/inst$1" -k "$2" --kernelsourcedir "$3" \
+		$([ $arm64 -eq 0 ] || echo "-a aarch64") >"$4" 2>&1
+}
+
 # --- 3. refusal of a kernel without a needed option ----------------------------
 # dkms 2.x (bullseye's 2.8.4, for 5.10) has no BUILD_EXCLUSIVE_CONFIG nor
 # _KERNEL_MIN, and exits 9, not 77, for a BUILD_EXCLUSIVE that does not
@@ -221,13 +234,7 @@ fake_headers "$fake"
 grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/.config" >"$fake/.config"
 grep -v '^CONFIG_MMU_NOTIFIER=' "$kdir/include/config/auto.conf" >"$fake/include/config/auto.conf"
 cp "$kdir/include/config/kernel.release" "$fake/include/config/"
-mkdir -p "$tmp/tree2"
-# shellcheck disable=SC2016
-in_ns bash -uc '
-	dkms add "$@" >/dev/null && dkms build "$@"
-' dkms -m codectl -v "$version" --dkmstree "$tmp/tree2" --sourcetree "$tmp/src" \
-	--installtree "$tmp/inst2" -k "$kver" --kernelsourcedir "$fake" \
-	$([ $arm64 -eq 0 ] || echo "-a aarch64") >"$tmp/refuse.log" 2>&1
+dkms_add_build 2 "$kver" "$fake" "$tmp/refuse.log"
 rc=$?
 sed 's/^/    dkms: /' "$tmp/refuse.log"
 if [ $rc -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse.log" &&
@@ -259,13 +266,7 @@ fake_headers "$fake"
 cp "$kdir/.config" "$fake/.config"
 cp "$kdir/include/config/auto.conf" "$fake/include/config/"
 echo "$oldk" >"$fake/include/config/kernel.release"
-mkdir -p "$tmp/tree3"
-# shellcheck disable=SC2016
-in_ns bash -uc '
-	dkms add "$@" >/dev/null && dkms build "$@"
-' dkms -m codectl -v "$version" --dkmstree "$tmp/tree3" --sourcetree "$tmp/src" \
-	--installtree "$tmp/inst3" -k "$oldk" --kernelsourcedir "$fake" \
-	$([ $arm64 -eq 0 ] || echo "-a aarch64") >"$tmp/refuse-old.log" 2>&1
+dkms_add_build 3 "$oldk" "$fake" "$tmp/refuse-old.log"
 rc=$?
 sed 's/^/    dkms: /' "$tmp/refuse-old.log"
 if [ -n "$min" ] && [ $rc -eq "$excl_rc" ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/refuse-old.log" &&
