@@ -506,8 +506,9 @@ int codectl_unwind_deferred_request(struct codectl_unwind_work *work,
 	 * From an interrupt on current's way out to user space, after its
 	 * delivery: the same user state, the same cookie (deferred_last).
 	 */
-	last = deferred_slot_lookup(current) ? 0 :
-	       deferred_last_match(bit, &done);
+	last = deferred_last_match(bit, &done);
+	if (last && deferred_slot_lookup(current))
+		last = 0;	/* a new entry's slot: its cookie */
 	if (last && done) {
 		*cookie = last;
 		ret = 1;
