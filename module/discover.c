@@ -713,7 +713,10 @@ static void discovery_sweep(struct discovery_batch *b)
 
 	if (mmap_read_lock_killable(mm))
 		return;
-	/* Every mapping (up to vm.max_map_count): a scheduling point each. */
+	/*
+	 * Every mapping (up to vm.max_map_count): a scheduling point every
+	 * DISCOVERY_SWEEP_RESCHED.
+	 */
 	for (vma = find_vma(mm, 0); vma && n < DISCOVERY_SWEEP;
 	     vma = find_vma(mm, vma->vm_end)) {
 		struct codectl_reg *reg;
