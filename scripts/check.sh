@@ -709,30 +709,29 @@ stages_b() {
 	done
 }
 
-# compile_stages FIRST: the compile stages (compile_series) from the
-# FIRST-th on, every other one.  They run at the head of the lanes, each
-# beside the other lane's guest (a make on the core the guest leaves),
-# as sframe and checkpatch do: before the lanes the two cores are the
-# builds'.  Lane a, the shorter since arm64's on-demand stage (about
-# 100 s) left it for lane b (8ade329; by ba7d9bd's times, docs/testing.md,
-# about 3460 s against 3500 s), takes the first, third and fifth (5.10,
-# 6.12-rt, 7.3-arm64), lane b the others.
+# compile_stages: the compile stages (compile_series), at the head of
+# lane b, each beside lane a's guest (a make on the core the guest
+# leaves), as sframe and checkpatch are: before the lanes the two cores
+# are the builds'.  Lane a is the longer: in CI's run of 65e33e2 lane a
+# (checkpatch, three compile stages, the x86-64 guest, tracer and runtime
+# stages, arm64's DKMS stage) took 3975 s and lane b 3631 s; with
+# checkpatch and every compile stage in lane b (125 s of them) the two
+# are about 3850 s and 3756 s.
 compile_stages() {
-	local i
-	for ((i = $1; i < ${#compile_series[@]}; i += 2)); do
-		run_stage "compile-${compile_series[i]}" compile_stage "${compile_series[i]}"
+	local s
+	for s in "${compile_series[@]}"; do
+		run_stage "compile-$s" compile_stage "$s"
 	done
 }
 
 lane_a() {
-	checkpatch_stage
-	[ $vm_only -eq 1 ] || compile_stages 0
 	stages_a "$@"
 }
 
 lane_b() {
 	sframe_stage
-	[ $vm_only -eq 1 ] || compile_stages 1
+	checkpatch_stage
+	[ $vm_only -eq 1 ] || compile_stages
 	stages_b "$@"
 	packages_stage "$@"
 }
@@ -782,8 +781,8 @@ for s in "$@"; do
 done
 # The guest stages in two lanes side by side (CODECTL_LANES=2, the
 # default on a machine with two cores or more: a guest is one TCG
-# thread): checkpatch and stages_a in one, sframe, stages_b and the
-# packages in the other, which take about as long.  CODECTL_LANES=1: each
+# thread): stages_a in one; sframe, checkpatch, the compile stages,
+# stages_b and the packages in the other, which take about as long.  CODECTL_LANES=1: each
 # kernel's stages one after the other.  The builds (a make each, one core:
 # as many side by side as there are lanes) and what the lanes share are
 # made first.
@@ -807,9 +806,7 @@ if [ $debug -eq 0 ] && [ "$lanes" -gt 1 ]; then
 	run_bg lane-b lane_b "$@"
 	wait_stages
 elif [ $debug -eq 0 ]; then
-	for s in "${compile_series[@]}"; do
-		[ $vm_only -eq 1 ] || run_stage "compile-$s" compile_stage "$s"
-	done
+	[ $vm_only -eq 1 ] || compile_stages
 	for s in "$@"; do
 		[ $vm_only -eq 1 ] || run_stage "build-$s" build_stage "$s"
 		stages_a "$s"

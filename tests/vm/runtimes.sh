@@ -80,13 +80,34 @@ stop() {
 	wait $rpid 2>/dev/null
 }
 
+# warm: the runtime's first unwind made and its objects' rules in place
+# (codectl status names libc and libnode, or libjvm, walked by SFrame),
+# within 60 s.  A new process's objects are discovered at the first
+# unwind that meets them, after it: its first samples are cut (the first
+# profile, which the on-demand stage checks).  The daemon run measures
+# the warm stacks.
+warm() {
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/warm.data" -p $rpid -- \
+		sleep 0.3 >/dev/null 2>&1
+	i=0
+	while [ $i -lt 600 ]; do
+		codectl status $rpid >"$tmp/warm" 2>&1
+		[ "$(grep -Ec "^[0-9a-f-]+ SFrame.*/lib(c\.so\.6|node\.so\.108|jvm\.so)\$" "$tmp/warm")" -lt 2 ] ||
+			break
+		i=$((i + 1))
+		sleep 0.1
+	done
+	echo "# warm: $(grep -Ec "^[0-9a-f-]+ SFrame" "$tmp/warm") objects walked by SFrame after $i tenths of a second"
+}
+
 # record RUNTIME OUT PERF-ARGS...: the runtime under perf record for $secs
 # s once its workload runs, with perf -p (perf's own start is not
-# sampled).
+# sampled); in the daemon run, once it is warm.
 record() {
 	rt=$1 out=$2
 	shift 2
 	start "$rt"
+	[ "$mode" != daemon ] || warm
 	perf record -q -e cpu-clock:u -F 499 -o "$out" -p $rpid "$@" -- \
 		sleep "$secs" >/dev/null 2>"$out.err"
 	stop
