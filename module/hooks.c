@@ -51,8 +51,9 @@ enum codectl_hook_id {
  * @harm_checked: walks compared with the kernel's (check_harm)
  * @harm_shorter: of them, walks that gave fewer frames than the kernel's
  *		valid prefix
- * @harm_last:	the last such walk: its stop, frames given and the
- *		kernel's prefix, one byte each
+ * @harm_last:	the last such walk: how its last frame was found
+ *		(CODECTL_FRAME_*), its stop, frames given and the kernel's
+ *		prefix, one byte each
  */
 struct codectl_hook {
 	struct kprobe kp;
@@ -109,8 +110,8 @@ static void codectl_hook_harm(struct codectl_hook *h, struct codectl_walk *w,
 	ref = codectl_walk_reference(w, regs, given + 1);
 	if (ref > given) {
 		atomic64_inc(&h->harm_shorter);
-		WRITE_ONCE(h->harm_last, w->stop << 16 | min(given, 255U) << 8 |
-			   min(ref, 255U));
+		WRITE_ONCE(h->harm_last, w->method << 24 | w->stop << 16 |
+			   min(given, 255U) << 8 | min(ref, 255U));
 	}
 }
 

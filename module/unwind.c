@@ -886,6 +886,16 @@ static int codectl_step_fp(struct codectl_walk *w)
 	return ret == CODECTL_STOP_SP ? CODECTL_STOP_NO_RULE : ret;
 }
 
+/* Without a table's rule: the entry heuristic, then the frame pointer. */
+static int codectl_step_no_table(struct codectl_walk *w)
+{
+	if (w->flags & CODECTL_UNWIND_NO_FP)
+		return CODECTL_STOP_NO_RULE;
+	if (w->f.exact && codectl_step_entry(w) == STEP_OK)
+		return STEP_OK;
+	return codectl_step_fp(w);
+}
+
 /* ---- the walk -------------------------------------------------------- */
 
 /* From the current frame to its caller. */
@@ -917,11 +927,7 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 		ret = codectl_step_jit(w, reg, pc);
 	if (ret != STEP_NO_RULE)
 		return ret;
-	if (w->flags & CODECTL_UNWIND_NO_FP)
-		return CODECTL_STOP_NO_RULE;
-	if (w->f.exact && codectl_step_entry(w) == STEP_OK)
-		return STEP_OK;
-	return codectl_step_fp(w);
+	return codectl_step_no_table(w);
 }
 
 /*
@@ -1024,6 +1030,20 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	}
 }
 
+/* Whether the caller a step found (@ret 0) may be given. */
+static __always_inline int codectl_verdict(struct codectl_walk *w, int ret)
+{
+	if (!ret && !w->f.ip)
+		ret = CODECTL_STOP_END;
+	if (!ret && !codectl_user_addr(w->f.ip))
+		ret = CODECTL_STOP_NOT_CODE;
+	/* The entry heuristic checked its return address already. */
+	if (!ret && w->method != CODECTL_FRAME_FP_ENTRY &&
+	    READ_ONCE(codectl_check_callers))
+		ret = codectl_check_caller(w);
+	return ret;
+}
+
 /**
  * codectl_walk_next() - step to the caller of the current frame
  * @w:		a walk whose @w->stop is 0
@@ -1033,21 +1053,39 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
  */
 void codectl_walk_next(struct codectl_walk *w)
 {
+	/* What a step changes (codectl_to_caller()), for the fallback. */
+	const u64 ip = w->f.ip, sp = w->f.sp, fp = w->f.fp;
+	const bool fp_saved = w->f.fp_saved;
+	const unsigned int method = w->method;
 	int ret;
 
 	if (w->only_pc) {
 		w->stop = CODECTL_STOP_TABLE;
 		return;
 	}
-	ret = codectl_step(w);
-	if (!ret && !w->f.ip)
-		ret = CODECTL_STOP_END;
-	if (!ret && !codectl_user_addr(w->f.ip))
-		ret = CODECTL_STOP_NOT_CODE;
-	/* The entry heuristic checked its return address already. */
-	if (!ret && w->method != CODECTL_FRAME_FP_ENTRY &&
-	    READ_ONCE(codectl_check_callers))
-		ret = codectl_check_caller(w);
+	ret = codectl_verdict(w, codectl_step(w));
+	/*
+	 * A table's rule whose caller is not code: the table is wrong for
+	 * this pc (a compiler's or a synthesis's error, or a table of other
+	 * bytes than those mapped now).  The step is made again from the
+	 * same frame without it, by the frame pointer as the kernel's own
+	 * walk makes it (upstream's unwinder falls back from SFrame to frame
+	 * pointers likewise), so that no walk gives fewer frames than that
+	 * one.  The table's verdict stands if that finds no caller either.
+	 */
+	if (ret == CODECTL_STOP_NOT_CODE &&
+	    (w->method == CODECTL_FRAME_SFRAME ||
+	     w->method == CODECTL_FRAME_JIT)) {
+		w->f.ip = ip;
+		w->f.sp = sp;
+		w->f.fp = fp;
+		w->f.fp_saved = fp_saved;
+		w->method = method;
+		if (!codectl_verdict(w, codectl_step_no_table(w))) {
+			w->fallbacks++;
+			ret = STEP_OK;
+		}
+	}
 	if (ret) {
 		w->stop = ret;
 		return;

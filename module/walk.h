@@ -109,8 +109,9 @@ struct codectl_sec_cache {
  * @next:	the @cache slot to fill next
  * @cache:	the last registrations' sections decoded in user memory
  * @frames:	frames found, by CODECTL_FRAME_*
- * @fallbacks:	SFrame steps given up for an unreadable section page in
- *		@nofault mode (the frame fell back to frame pointers)
+ * @fallbacks:	table steps that fell back to frame pointers: an SFrame
+ *		section's page unreadable in @nofault mode, or a rule whose
+ *		caller is not code (codectl_walk_next())
  * @budget:	units of work left in user memory (CODECTL_WALK_BUDGET at
  *		the start): reads of sections and tables, FDEs probed, FREs
  *		scanned, JIT tables and entries read; at 0 the walk ends
@@ -148,8 +149,9 @@ struct codectl_walk {
  * @walks:	walks ended
  * @frames:	frames, by CODECTL_FRAME_*
  * @stops:	walks, by CODECTL_STOP_*
- * @fallbacks:	SFrame steps that fell back to frame pointers because the
- *		section's page was not resident (non-faulting walks)
+ * @fallbacks:	table steps that fell back to frame pointers (the
+ *		section's page not resident in a non-faulting walk, or a
+ *		rule whose caller is not code)
  * @ns:		time the walks took, from codectl_walk_start() to
  *		codectl_walk_end() (ktime_get_mono_fast_ns(): NMI-safe)
  */

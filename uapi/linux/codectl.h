@@ -806,8 +806,9 @@ struct codectl_unwind_stats {
  * @missed:	out: calls the kprobe could not see (another probe was
  *		running on that CPU): the kernel's own code ran
  * @walks:	out: stacks walked (= redirected calls)
- * @fallbacks:	out: SFrame steps that fell back to frame pointers
- *		because the section's page was not resident
+ * @fallbacks:	out: SFrame and JIT steps that fell back to frame
+ *		pointers: the section's page was not resident, or the
+ *		rule's caller was not code
  * @frames:	out: frames produced, by CODECTL_FRAME_* (index 0 unused)
  * @stops:	out: walks ended, by CODECTL_STOP_* (index 0 unused)
  *

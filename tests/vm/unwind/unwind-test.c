@@ -1099,14 +1099,15 @@ NOIPA int t_signal_async(void)
 /* ---- JIT code ----------------------------------------------------------- */
 
 /*
- * Region A (RWX), jit_a(cb, jit_b): an rbp frame calling jit_b:
- *   0: push %rbp  1: mov %rsp,%rbp  4: sub $0x10,%rsp  8: call *%rsi
- *   a: leave  b: ret
+ * Region A (RWX), jit_a(cb, jit_b): an rbp frame with two words of 1
+ * below it, calling jit_b:
+ *   0: push %rbp  1: mov %rsp,%rbp  4: push $1  6: push $1
+ *   8: call *%rsi  a: leave  b: ret
  * Region B (written RW, then flipped to RX), jit_b(cb): no frame pointer:
  *   0: sub $0x18,%rsp  4: call *%rdi  6: add $0x18,%rsp  a: ret
  */
 static const uint8_t jit_a_code[] = {
-	0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xff, 0xd6, 0xc9, 0xc3,
+	0x55, 0x48, 0x89, 0xe5, 0x6a, 0x01, 0x6a, 0x01, 0xff, 0xd6, 0xc9, 0xc3,
 };
 static const uint8_t jit_b_code[] = {
 	0x48, 0x83, 0xec, 0x18, 0xff, 0xd7, 0x48, 0x83, 0xc4, 0x18, 0xc3,
@@ -1327,7 +1328,8 @@ static int jit_stops_at_b(const struct jit *j, uint32_t stop, const char *what)
 
 NOIPA int t_jit_edges(void)
 {
-	struct codectl_jit_unwind_fre e0;
+	struct codectl_jit_unwind_fre e0, a0;
+	struct expect ex;
 	uint64_t used;
 	struct jit j;
 	int r;
@@ -1374,14 +1376,37 @@ NOIPA int t_jit_edges(void)
 	       g_t.a.stop > 0 && g_t.a.stop < CODECTL_STOP_NR,
 	       "unsorted entries: rc %ld, %u frames, stop %u", g_t.rc,
 	       g_t.a.nr, g_t.a.stop);
+	*jit_entry(j.b1, 2) = *jit_entry(j.b1, 0);
+	*jit_entry(j.b1, 0) = e0;
 
 	/*
-	 * 5. Region A's chain looping onto itself, its second table empty:
+	 * 5. A rule that lies: jit_a's call site said to have no frame (CFA
+	 * at rsp + 8), so that its return address would be the word of 1 on
+	 * top of its stack, not code.  The step is made again by the frame
+	 * pointer, as the kernel's own walk makes it: jit_caller and the rest
+	 * of the stack to main, never a walk shorter than the kernel's.
+	 */
+	a0 = *jit_entry(j.a2, 0);
+	jit_entry(j.a2, 0)->cfa_off = 8;
+	jit_entry(j.a2, 0)->fp_off = 0;
+	jit_entry(j.a2, 0)->info = 0;
+	r = jit_caller(&j);
+	KEEP(r);
+	ex_begin(&ex);
+	ex_func(&ex, (void *)jit_cb, M_OWN);
+	ex_pc(&ex, (uintptr_t)j.b + JIT_B_RET, "jit_b's call", M_OWN);
+	ex_pc(&ex, (uintptr_t)j.a + JIT_A_RET, "jit_a's call", CODECTL_FRAME_JIT);
+	ex_func(&ex, (void *)jit_caller, CODECTL_FRAME_FP);
+	ex_tail(&ex);
+	check_trace("a JIT rule whose caller is not code: the frame pointer's caller instead",
+		    &g_t, &ex, CHK_FULL);
+	*jit_entry(j.a2, 0) = a0;
+
+	/*
+	 * 6. Region A's chain looping onto itself, its second table empty:
 	 * jit_a's call site is in no table, and the lookup gives up after a
 	 * bounded number of tables with CODECTL_STOP_BUDGET.
 	 */
-	*jit_entry(j.b1, 2) = *jit_entry(j.b1, 0);
-	*jit_entry(j.b1, 0) = e0;
 	__atomic_store_n(&j.a2->used_len, 0, __ATOMIC_RELEASE);
 	j.a2->next = (uintptr_t)j.a1;
 	r = jit_caller(&j);
