@@ -82,8 +82,8 @@ void collect(void)
 }
 
 /**
- * rescan() - collect(), then serve what waits (at start: what the module
- * queued is read after)
+ * rescan() - collect(), then serve what waits, what the module queues
+ * meanwhile first
  */
 void rescan(void)
 {
@@ -91,7 +91,7 @@ void rescan(void)
 	unsigned long before = d.imported;
 
 	collect();
-	serve(0);
+	serve();
 	say("looked at every process's mappings: %lu imported, %.0f ms",
 	    d.imported - before, now_ms() - t0);
 }

@@ -363,19 +363,19 @@ static void drain(void)
 
 /**
  * serve() - handle what waits, fairly, until nothing does
- * @queue:	read the module's queue again after each object (what the
- *		system's programs queue meanwhile comes next); 0 at start,
- *		where the running processes come before what was queued
+ *
+ * The module's queue is read again before each object: what a process
+ * meets meanwhile comes next (pending_next()), even during a look at
+ * every process.
  */
-void serve(int queue)
+void serve(void)
 {
 	struct codectl_demand r;
 	unsigned int owner;
 	int queued;
 
 	while (!stop) {
-		if (queue)
-			drain();
+		drain();
 		if (d.need_rescan && now_ms() - d.last_rescan >= RESCAN_MS) {
 			d.need_rescan = 0;
 			collect();
@@ -525,7 +525,7 @@ int cmd_daemon(int argc, char **argv)
 			maintain();
 			last_maint = time(NULL);
 		}
-		serve(1);
+		serve();
 		state_write();
 	}
 	say("stopping: %lu imported (%lu from the cache), %lu without CFI, "

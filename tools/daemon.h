@@ -96,7 +96,7 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ident_of_stat(const struct stat *st, struct ident *id);
 struct ident *seen_find(const struct ident *id);
 void seen_add(const struct ident *id);
-void serve(int queue);
+void serve(void);
 
 /* daemon-cache.c */
 int file_sha256(int fd, uint64_t size, int out, unsigned char *md);

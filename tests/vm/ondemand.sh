@@ -35,6 +35,9 @@
 #   - the queue overflowing (300 plug-ins met while the daemon is
 #     stopped): every one imported once it runs again (it looks at the
 #     running processes itself), >= 99% complete;
+#   - demand first: python3.11 started 1 s after the daemon, while its
+#     first look at the running processes has 300 objects to synthesise,
+#     is imported before that look ends;
 #   - the module reloaded: the daemon restarted imports from its cache;
 #   - the cache poisoned: an unprivileged user's look-alike of python3.11
 #     (same size, build id and times; no CFI, or wrong CFI) met before
@@ -532,6 +535,48 @@ shared "$tmp/many3.data" many "$many"
 fig "overflow pass3 samples $total complete $complete frames $frames not_code $notcode"
 check "overflow: then >= 99% complete, no frame not code" \
 	"$complete of $total, $notcode not code" good
+kill $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+
+# Demand first: a program met while the daemon's first look at every
+# process is still at work is served before the rest of that look.  A
+# process of root's maps 300 objects no cache entry has (the plug-in's
+# copies, a byte of each its own) when the daemon starts; 1 s later
+# python3.11 (in the cache, its imports cleared) runs under perf record
+# -g.  Its import must come before the look ends, with syntheses of the
+# look's objects still to go after it.
+mkdir -p "$tmp/plugs2"
+i=0
+while [ $i -lt 300 ]; do
+	f=$tmp/plugs2/plug-$(printf %03d $i).so
+	cp "$here/ondemand/plug.so" "$f" && echo "$i" >>"$f"
+	i=$((i + 1))
+done
+stop_daemon
+codectl import --clear
+: >"$log"
+"$many" "$tmp/plugs2" 300 200000 >"$tmp/many2.out" 2>&1 &
+mpid=$!
+wait_ready "$tmp/many2.out"
+# shellcheck disable=SC2086 # the sandbox's words
+$sandbox codectl daemon >>"$log" 2>&1 &
+daemon_pid=$!
+sleep 1
+measure python3 first-look
+covered_after=$(covered "$curve")
+wait_log "looked at every process" 600
+order=$(awk -v e="synthesising $tmp/plugs2" -v p="imported /usr/bin/python3.11" '
+	index($0, p) && !imp { imp = NR }
+	index($0, e) { if (imp) after++; else before++ }
+	/looked at every process/ && !look { look = NR }
+	END { printf "%d %d %d %d\n", imp, look, before, after }' "$log")
+read -r imp look before after <<EOF
+$order
+EOF
+fig "demand first: python3 covered_after_s $covered_after complete $complete of $total; of the look's objects synthesised $before before python3.11's import, $after after"
+check "demand first: python3.11 imported during the daemon's first look, with objects of it still to go" \
+	"log lines: python3.11 imported at $imp, the look ended at $look; of its objects $before synthesised before, $after after" \
+	eval '[ "$imp" -gt 0 ] && [ "$imp" -lt "$look" ] && [ "$after" -gt 0 ]'
 kill $mpid 2>/dev/null
 wait $mpid 2>/dev/null
 
