@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,6 +299,40 @@ static void rescan(void)
 	    d.imported - before, now_ms() - t0);
 }
 
+/* ---- the system primed in the background (daemon-prime.c) ---------------- */
+
+static pid_t primer;
+static char primer_progress[4200];
+
+static void primer_start(void)
+{
+	snprintf(primer_progress, sizeof(primer_progress), "%s.prime",
+		 d.state);
+	primer = prime_start(d.prime_share, d.prime_paths, primer_progress);
+	if (primer < 0)
+		say("cannot prime the cache: %s", strerror(errno));
+	else
+		say("priming the cache in the background (child %d, at most "
+		    "%u%% of a CPU)", (int)primer, d.prime_share);
+}
+
+/* The primer ended (or, with @end, is ended): said in the log. */
+static void primer_reap(int end)
+{
+	int status;
+
+	if (primer <= 0)
+		return;
+	if (end)
+		kill(primer, SIGTERM);
+	if (waitpid(primer, &status, end ? 0 : WNOHANG) != primer)
+		return;
+	primer = 0;
+	if (!end)
+		say("primed the cache: %s", WIFEXITED(status) &&
+		    !WEXITSTATUS(status) ? "done" : "stopped");
+}
+
 /* ---- the module ---------------------------------------------------------- */
 
 /* Drop imports of files that are gone; trim the cache. */
@@ -349,12 +384,16 @@ static int parse_args(int argc, char **argv)
 			d.state = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--cache-max"))
 			d.cache_max = strtoull(argv[++i], NULL, 0);
+		else if (i + 1 < argc && !strcmp(argv[i], "--prime-share"))
+			d.prime_share = strtoul(argv[++i], NULL, 0);
+		else if (i + 1 < argc && !strcmp(argv[i], "--prime-paths"))
+			d.prime_paths = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime"))
 			return i + 1;
 		else
 			return -1;
 	}
-	return 0;
+	return d.prime_share > 100 ? -1 : 0;
 }
 
 static void mkdirs(const char *path)
@@ -394,6 +433,8 @@ int cmd_daemon(int argc, char **argv)
 	if (primed < 0) {
 		fputs("usage: codectl daemon [--cache DIR] [--cache-max BYTES] "
 		      "[--state FILE]\n"
+		      "                      [--prime-share PERCENT] "
+		      "[--prime-paths DIR:...]\n"
 		      "       codectl daemon [--cache DIR] --prime PATH...\n"
 		      "       codectl daemon --hash FILE...\n",
 		      stderr);
@@ -425,6 +466,8 @@ int cmd_daemon(int argc, char **argv)
 	maintain();
 	rescan();
 	state_write();
+	if (d.prime_share)
+		primer_start();
 	last_maint = time(NULL);
 	while (!stop) {
 		struct pollfd pfd = { .fd = d.fd, .events = POLLIN };
@@ -437,8 +480,12 @@ int cmd_daemon(int argc, char **argv)
 			last_maint = time(NULL);
 		}
 		serve();
+		primer_reap(0);
 		state_write();
 	}
+	primer_reap(1);
+	if (primer_progress[0])
+		unlink(primer_progress);
 	say("stopping: %lu imported (%lu from the cache), %lu without CFI, "
 	    "%lu failed", d.imported, d.cached, d.no_cfi, d.failed);
 	unlink(d.state);

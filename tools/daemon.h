@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <linux/codectl.h>
@@ -83,6 +84,8 @@ struct daemon {
 	int need_rescan;		/* records were lost */
 	double last_rescan;		/* now_ms() of the last */
 	double synth_ms;
+	unsigned int prime_share;	/* --prime-share: percent, 0 off */
+	const char *prime_paths;	/* --prime-paths, or NULL */
 	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
 	unsigned int nfailed;
 	time_t started;
@@ -131,5 +134,6 @@ unsigned long share_dropped(void);
 
 /* daemon-prime.c */
 int prime(int argc, char **argv);
+pid_t prime_start(unsigned int share, const char *paths, const char *progress);
 
 #endif
