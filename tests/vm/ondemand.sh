@@ -402,10 +402,15 @@ start python3
 py=$!
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill1.data" -- sleep 2 >/dev/null 2>&1 &
 perfpid=$!
-child= i=0
-while [ -z "$child" ] && [ $i -lt 100000 ]; do
-	read -r child _ <"/proc/$daemon_pid/task/$daemon_pid/children" 2>/dev/null
-	i=$((i + 1))
+# The child synthesising python3.11 (its file among the child's
+# descriptors): the longest synthesis, so that it is still at work when
+# stopped, whatever the machine's load; at most 120 s.
+child= end=$(($(date +%s) + 120))
+while [ -z "$child" ] && [ "$(date +%s)" -lt $end ]; do
+	for c in $(cat "/proc/$daemon_pid/task/$daemon_pid/children" 2>/dev/null); do
+		! ls -l "/proc/$c/fd/" 2>/dev/null | grep -q ' /usr/bin/python3\.11$' ||
+			child=$c
+	done
 done
 state=
 if [ -n "$child" ] && kill -STOP "$child" 2>/dev/null; then
