@@ -582,7 +582,7 @@ order=$(awk -v e="synthesising $tmp/plugs2" -v p="imported /usr/bin/python3.11" 
 read -r imp look before after <<EOF
 $order
 EOF
-fig "demand first: python3 covered_after_s $covered_after complete $complete of $total; of the look's objects synthesised $before before python3.11's import, $after after"
+fig "first-look python3 samples $total complete $complete covered_after_s $covered_after look_before $before look_after $after"
 check "demand first: python3.11 imported during the daemon's first look, with objects of it still to go" \
 	"log lines: python3.11 imported at $imp, the look ended at $look; of its objects $before synthesised before, $after after" \
 	eval '[ "$imp" -gt 0 ] && [ "$imp" -lt "$look" ] && [ "$after" -gt 0 ]'
@@ -624,7 +624,7 @@ measure python3 primed
 check "primed: python3.11 imported from the cache, not synthesised when met" \
 	"$(grep python3.11 "$log" | tr '\n' ';')" \
 	eval 'grep -q "imported /usr/bin/python3.11" "$log" && ! grep -q "synthesising /usr/bin/python3.11" "$log"'
-fig "primed: python3 first profile $complete of $total ($(pct "$complete" "$total")%, covered after $(covered "$curve") s); cold $cold_python3"
+fig "primed python3 samples $total complete $complete covered_after_s $(covered "$curve")"
 check "primed: python3.11's first profile >= 99% complete, no frame not code (cold: $cold_python3)" \
 	"$complete of $total, $notcode not code" good
 
