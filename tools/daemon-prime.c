@@ -227,27 +227,6 @@ int prime(int argc, char **argv)
 	return 0;
 }
 
-/* The cache's bytes now: what the background primer starts from. */
-static uint64_t cache_size(void)
-{
-	uint64_t total = 0;
-	struct dirent *e;
-	struct stat st;
-	char path[4200];
-	DIR *dir = opendir(d.cache);
-
-	if (!dir)
-		return 0;
-	while ((e = readdir(dir))) {
-		snprintf(path, sizeof(path), "%s/%s", d.cache, e->d_name);
-		if (e->d_name[0] != '.' && !stat(path, &st) &&
-		    S_ISREG(st.st_mode))
-			total += st.st_size;
-	}
-	closedir(dir);
-	return total;
-}
-
 /**
  * prime_start() - the system primed in a child, in the background
  * @share:	percent of the CPU it may take (1-100)
@@ -282,7 +261,7 @@ pid_t prime_start(unsigned int share, const char *paths, const char *progress)
 	sched_setscheduler(0, SCHED_IDLE, &sp);
 	quiet = 1;
 	p.t0 = now_ms();
-	p.cache_bytes = cache_size();
+	p.cache_bytes = cache_bytes();
 	list = strdup(paths ?: PRIME_PATHS);
 	for (dir = strtok_r(list, ":", &save); dir && !p.end && !stop;
 	     dir = strtok_r(NULL, ":", &save))

@@ -114,6 +114,7 @@ int entry_write(const char *path, const struct entry_hdr *hdr,
 		const void *sec);
 void cache_clean(void);
 void cache_trim(void);
+uint64_t cache_bytes(void);
 int hash_files(int argc, char **argv);
 
 /* daemon-synth.c */
