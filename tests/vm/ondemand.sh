@@ -395,7 +395,10 @@ done
 # ---- the faults -----------------------------------------------------------------
 
 # Killed mid-synthesis: its child caught at work (stopped), both killed.
+# The module afresh: the control's runs queued their objects, python3.11
+# among them, which a daemon serves first, during its first look.
 codectl import --clear
+rmmod codectl && insmod "$ko"
 rm -rf "$cache"
 : >"$log"
 daemon_start
