@@ -162,6 +162,12 @@ table=$(awk '
 		if ($2 == "imports") imp[k] = $3 " objects, " int($5 / 1024) " KiB"
 		if ($2 == "daemon" && $3 ~ /^cpu_ticks/) cpu[k] = $4 " ticks of 10 ms"
 		if ($2 == "overflow") ov[k] = $7 " of " $5
+		if ($2 == "first-look" && $4 == "samples")
+			fl[k] = $7 " of " $5 sprintf(" (%.1f%%)", $5 ? 100 * $7 / $5 : 0) \
+				", covered after " $9 " s; " $13 " of the look'"'"'s 300 objects after it"
+		if ($2 == "primed" && $4 == "samples")
+			pr[k] = $7 " of " $5 sprintf(" (%.1f%%)", $5 ? 100 * $7 / $5 : 0) \
+				", covered after " $9 " s"
 		if ($2 == "python3" && $3 == "reloaded" && $4 == "first_complete_after_s")
 			rel[k] = $5 " s"
 		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
@@ -206,6 +212,10 @@ table=$(awk '
 		for (i = 1; i <= nk; i++) printf " %s |", cpu[ks[i]]
 		printf "\n| overflow | 300 plug-ins: complete once the daemon caught up |"
 		for (i = 1; i <= nk; i++) printf " %s |", ov[ks[i]]
+		printf "\n| demand first | python3 started 1 s after the daemon, during its first look: first profile |"
+		for (i = 1; i <= nk; i++) printf " %s |", fl[ks[i]]
+		printf "\n| primed | python3 first met after --prime-share synthesised its objects: first profile |"
+		for (i = 1; i <= nk; i++) printf " %s |", pr[ks[i]]
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		split("nocfi wrongcfi namespace", pk, " ")

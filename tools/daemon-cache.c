@@ -220,39 +220,65 @@ static int by_atime(const void *a, const void *b)
 	return x->atime < y->atime ? -1 : x->atime > y->atime;
 }
 
-/* Keep the cache under d.cache_max bytes: least recently used go first. */
-void cache_trim(void)
+/*
+ * The cache's entries, into *@v (@v NULL: not kept), and their bytes;
+ * returns how many were listed.
+ */
+static size_t cache_list(struct cache_file **v, uint64_t *total)
 {
-	struct cache_file *v = NULL, *t;
-	size_t n = 0, cap = 0, i;
-	uint64_t total = 0;
+	struct cache_file *t;
+	size_t n = 0, cap = 0;
 	struct dirent *e;
 	struct stat st;
 	char p[4200];
 	DIR *dir = opendir(d.cache);
 
+	*total = 0;
 	if (!dir)
-		return;
+		return 0;
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= 256)
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", d.cache, e->d_name);
 		if (stat(p, &st) || !S_ISREG(st.st_mode))
 			continue;
+		*total += st.st_size;
+		if (!v)
+			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
-			t = realloc(v, cap * sizeof(*v));
+			t = realloc(*v, cap * sizeof(**v));
 			if (!t)
 				break;
-			v = t;
+			*v = t;
 		}
-		strcpy(v[n].name, e->d_name);
-		v[n].atime = st.st_atime;
-		v[n].size = st.st_size;
-		total += st.st_size;
+		strcpy((*v)[n].name, e->d_name);
+		(*v)[n].atime = st.st_atime;
+		(*v)[n].size = st.st_size;
 		n++;
 	}
 	closedir(dir);
+	return n;
+}
+
+/* The bytes of the cache's entries now. */
+uint64_t cache_bytes(void)
+{
+	uint64_t total;
+
+	cache_list(NULL, &total);
+	return total;
+}
+
+/* Keep the cache under d.cache_max bytes: least recently used go first. */
+void cache_trim(void)
+{
+	struct cache_file *v = NULL;
+	uint64_t total;
+	size_t n, i;
+	char p[4200];
+
+	n = cache_list(&v, &total);
 	qsort(v, n, sizeof(*v), by_atime);
 	for (i = 0; i < n && total > d.cache_max; i++) {
 		snprintf(p, sizeof(p), "%s/%s", d.cache, v[i].name);

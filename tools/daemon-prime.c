@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl daemon --prime PATH...: fills the cache with every ELF object
- * under each PATH (no module needed, nothing imported) and prints what
- * it took: objects, sections and their bytes (what imports of them all
- * would hold in the kernel), time, and the daemon's and its children's
- * peak memory.
+ * The cache filled ahead of demand, nothing imported (no module needed):
+ *
+ *   codectl daemon --prime PATH...: every ELF object under each PATH,
+ *   then what it took: objects, sections and their bytes (what imports
+ *   of them all would hold in the kernel), time, and the daemon's and
+ *   its children's peak memory;
+ *
+ *   codectl daemon --prime-share PERCENT: the system primed in the
+ *   background (prime_start()), so that a program's objects are in the
+ *   cache when it is first met: a child of the daemon's at idle priority
+ *   goes through the standard paths (or --prime-paths), holds its CPU
+ *   time and its synthesis children's to PERCENT of the time since it
+ *   began, stops when the cache holds three quarters of --cache-max, and
+ *   writes its progress to STATE.prime for codectl status.  The daemon
+ *   serving demand runs at its own priority meanwhile: demand first.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -12,9 +22,12 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,10 +35,83 @@
 #include "commands.h"
 #include "daemon.h"
 
+/* The standard paths of executables and libraries (merged /usr). */
+#define PRIME_PATHS	"/usr/bin:/usr/sbin:/usr/lib:/usr/libexec:" \
+			"/usr/local/bin:/usr/local/lib"
+
 struct prime {
 	unsigned long files, objects, sections, no_cfi, own, failed;
 	uint64_t bytes, text;
+	/* In the background: */
+	unsigned long written;	/* entries synthesised */
+	uint64_t cache_bytes;	/* the cache's, as it grows */
+	unsigned int share;	/* percent of the CPU, at most */
+	double t0;
+	pid_t parent;
+	const char *progress;	/* STATE.prime */
+	const char *end;	/* why it stopped early, or NULL */
 };
+
+static void prime_progress(const struct prime *p, int done)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (!p->progress)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p->progress);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "prime_pid %d\nprime_files %lu\nprime_objects %lu\n"
+		"prime_written %lu\nprime_cache_bytes %" PRIu64 "\n"
+		"prime_seconds %.0f\nprime_done %d\n%s%s%s",
+		(int)getpid(), p->files, p->objects, p->written,
+		p->cache_bytes, (now_ms() - p->t0) / 1e3, done,
+		p->end ? "prime_end " : "", p->end ?: "", p->end ? "\n" : "");
+	if (fclose(f) == 0)
+		rename(tmp, p->progress);
+}
+
+/* CPU seconds of this process and its reaped children. */
+static double cpu_seconds(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+	       kids.ru_utime.tv_sec + kids.ru_stime.tv_sec +
+	       (self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+		kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+}
+
+/*
+ * In the background, before each object: stop when the daemon is gone,
+ * asked to, or the cache is three quarters full; else wait until the CPU
+ * time spent is within the share of the time since the start.
+ */
+static int prime_go_on(struct prime *p)
+{
+	double wall, cpu;
+
+	if (!p->share)
+		return !stop;
+	if (stop || getppid() != p->parent)
+		return 0;
+	if (p->cache_bytes >= d.cache_max / 4 * 3) {
+		p->end = "the cache holds three quarters of --cache-max";
+		return 0;
+	}
+	for (;;) {
+		wall = (now_ms() - p->t0) / 1e3;
+		cpu = cpu_seconds();
+		if (cpu * 100 <= wall * p->share || stop)
+			break;
+		usleep((useconds_t)((cpu * 100 / p->share - wall) * 1e6) + 1000);
+	}
+	return !stop;
+}
 
 static int is_elf(int fd)
 {
@@ -42,7 +128,7 @@ static void prime_file(const char *path, struct prime *p)
 	struct ident id;
 	char entry[4200];
 	void *sec;
-	int fd, err;
+	int fd, err = 0, wrote;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -64,9 +150,16 @@ static void prime_file(const char *path, struct prime *p)
 		return;
 	}
 	entry_path(md, entry, sizeof(entry));
-	err = entry_read(entry, md, st.st_size, &hdr, &sec) ?
-	      synth_entry(fd, md, entry, st.st_size, path) : 0;
+	wrote = entry_read(entry, md, st.st_size, &hdr, &sec) != 0;
+	if (wrote)
+		err = synth_entry(fd, md, entry, st.st_size, path);
+	else
+		free(sec);
 	if (!err && !entry_read(entry, md, st.st_size, &hdr, &sec)) {
+		if (wrote) {
+			p->written++;
+			p->cache_bytes += sizeof(hdr) + hdr.size;
+		}
 		if (hdr.kind == ENTRY_SECTION) {
 			p->sections++;
 			p->bytes += hdr.size;
@@ -91,10 +184,13 @@ static void prime_dir(const char *dir, struct prime *p)
 	DIR *d = opendir(dir);
 
 	if (!d) {
-		prime_file(dir, p);
+		if (prime_go_on(p)) {
+			prime_file(dir, p);
+			prime_progress(p, 0);
+		}
 		return;
 	}
-	while (!stop && (e = readdir(d))) {
+	while (!p->end && prime_go_on(p) && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -103,6 +199,7 @@ static void prime_dir(const char *dir, struct prime *p)
 		else if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) {
 			p->files++;
 			prime_file(path, p);
+			prime_progress(p, 0);
 		}
 	}
 	closedir(d);
@@ -128,4 +225,47 @@ int prime(int argc, char **argv)
 	       p.failed, (now_ms() - t0) / 1e3, self.ru_maxrss,
 	       kids.ru_maxrss);
 	return 0;
+}
+
+/**
+ * prime_start() - the system primed in a child, in the background
+ * @share:	percent of the CPU it may take (1-100)
+ * @paths:	directories (or files) separated by ':', NULL for the
+ *		standard paths
+ * @progress:	its progress file
+ *
+ * Return: the child's pid, or -1 (errno set).
+ */
+pid_t prime_start(unsigned int share, const char *paths, const char *progress)
+{
+	struct sched_param sp = { 0 };
+	struct prime p = { .share = share, .progress = progress };
+	char *list, *dir, *save;
+	pid_t pid;
+
+	p.parent = getpid();
+	pid = fork();
+	if (pid)
+		return pid;
+	/*
+	 * The child: the queue is the daemon's, and so is its device.  It
+	 * ends at once when the daemon does (a synthesis child of its own
+	 * then meets a closed pipe; nothing half-written is kept).
+	 */
+	close(d.fd);
+	signal(SIGTERM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != p.parent)
+		_exit(0);
+	setpriority(PRIO_PROCESS, 0, 19);
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	quiet = 1;
+	p.t0 = now_ms();
+	p.cache_bytes = cache_bytes();
+	list = strdup(paths ?: PRIME_PATHS);
+	for (dir = strtok_r(list, ":", &save); dir && !p.end && !stop;
+	     dir = strtok_r(NULL, ":", &save))
+		prime_dir(dir, &p);
+	prime_progress(&p, !stop);
+	_exit(0);
 }

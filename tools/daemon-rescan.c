@@ -2,9 +2,9 @@
 /*
  * codectl daemon, every process's mappings: at start, and whenever the
  * module says records were lost, every running process's executable
- * file mappings are added to what waits (daemon-shares.c), as if queued
- * (after a restart, a crash or a module reload nothing in use stays
- * uncovered).
+ * file mappings are added to what waits (daemon-shares.c), after what
+ * the module queues (after a restart, a crash or a module reload nothing
+ * in use stays uncovered).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -79,19 +79,4 @@ void collect(void)
 		fclose(f);
 	}
 	closedir(proc);
-}
-
-/**
- * rescan() - collect(), then serve what waits (at start: what the module
- * queued is read after)
- */
-void rescan(void)
-{
-	double t0 = now_ms();
-	unsigned long before = d.imported;
-
-	collect();
-	serve(0);
-	say("looked at every process's mappings: %lu imported, %.0f ms",
-	    d.imported - before, now_ms() - t0);
 }

@@ -8,8 +8,10 @@
  * may write is charged to the uid of the process that maps it.  Records
  * (the module's, or rescan()'s) wait in a list of PENDING_MAX, of which
  * the users' hold at most three quarters and one user's PENDING_OWNER
- * (more are dropped: found again at the next rescan); the system's are served first, then the
- * owner that has had the least synthesis time, each in its order.  Owners
+ * (more are dropped: found again at the next rescan).  What the module
+ * queued (a process unwinds through the object now) is served before
+ * what rescan() found; within each, the system's first, then the owner
+ * that has had the least synthesis time, each in its order.  Owners
  * past the first OWNERS_MAX seen share the last slot.  A user's entries
  * beyond its share of the cache (CACHE_SHARE of --cache-max) are used
  * once and not kept.
@@ -38,6 +40,7 @@ struct owner {
 	double synth_ms;	/* synthesis time spent on its objects */
 	uint64_t cache_bytes;	/* bytes of cache entries written for it */
 	unsigned int pending;
+	unsigned int demanded;	/* of them, queued by the module */
 };
 
 static struct pending pending[PENDING_MAX];
@@ -110,7 +113,9 @@ void pending_add(const struct codectl_demand *r, int queued)
 
 	for (i = 0; i < npending; i++)
 		if (same_record(&pending[i].r, r)) {
-			pending[i].queued |= queued;
+			p = &pending[i];
+			owners[p->owner].demanded += queued && !p->queued;
+			p->queued |= queued;
 			return;
 		}
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", r->pid,
@@ -131,6 +136,7 @@ void pending_add(const struct codectl_demand *r, int queued)
 	p->queued = queued;
 	p->owner = o;
 	owners[o].pending++;
+	owners[o].demanded += queued;
 	npending_users += user;
 }
 
@@ -145,11 +151,14 @@ void pending_add(const struct codectl_demand *r, int queued)
 int pending_next(struct codectl_demand *r, int *queued, unsigned int *owner)
 {
 	unsigned int i, o, best = OWNERS_MAX;
+	int demand = 0;
 
 	if (!npending)
 		return 0;
+	for (o = 0; o < nowners && !demand; o++)
+		demand = owners[o].demanded > 0;
 	for (o = 0; o < nowners; o++) {
-		if (!owners[o].pending)
+		if (!(demand ? owners[o].demanded : owners[o].pending))
 			continue;
 		if (owners[o].id == OWNER_SYSTEM) {
 			best = o;
@@ -159,12 +168,14 @@ int pending_next(struct codectl_demand *r, int *queued, unsigned int *owner)
 		    owners[o].synth_ms < owners[best].synth_ms)
 			best = o;
 	}
-	for (i = 0; i < npending && pending[i].owner != best; i++)
+	for (i = 0; i < npending && (pending[i].owner != best ||
+				     (demand && !pending[i].queued)); i++)
 		;
 	*r = pending[i].r;
 	*queued = pending[i].queued;
 	*owner = best;
 	owners[best].pending--;
+	owners[best].demanded -= pending[i].queued;
 	npending_users -= owners[best].id != OWNER_SYSTEM;
 	memmove(&pending[i], &pending[i + 1],
 		(npending - i - 1) * sizeof(pending[0]));

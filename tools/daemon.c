@@ -36,13 +36,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,111 +52,10 @@
 #include "commands.h"
 #include "daemon.h"
 
-struct daemon d;
-volatile sig_atomic_t stop;
-int quiet;
-
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (quiet)
-		return;
-	va_start(ap, fmt);
-	fputs("codectl-daemon: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-/* ---- the state file, for codectl status -------------------------------- */
-
-static void state_write(void)
-{
-	char tmp[4096];
-	unsigned int i;
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d.state);
-	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	fprintf(f, "pid %d\nstarted %lld\ncache %s\nqueued %lu\n"
-		"imported %lu\nfrom_cache %lu\nsynthesised %lu\n"
-		"synth_ms %.0f\nno_cfi %lu\nown_sframe %lu\nfailed %lu\n"
-		"replaced %lu\nrescans %lu\nlost %lu\n",
-		(int)getpid(), (long long)d.started, d.cache, d.queued,
-		d.imported, d.cached, d.synthesised, d.synth_ms, d.no_cfi,
-		d.own, d.failed, d.gone, d.rescans, d.lost);
-	for (i = 0; i < d.nfailed; i++)
-		fprintf(f, "uncovered %s\n", d.failed_paths[i]);
-	if (fclose(f) == 0)
-		rename(tmp, d.state);
-}
-
-/* An object not covered: counted, and kept among the last few. */
-static void note_failed(const char *path, const char *why)
-{
-	d.failed++;
-	if (d.nfailed == FAILED_KEPT) {
-		memmove(d.failed_paths[0], d.failed_paths[1],
-			(FAILED_KEPT - 1) * sizeof(d.failed_paths[0]));
-		d.nfailed--;
-	}
-	snprintf(d.failed_paths[d.nfailed++], sizeof(d.failed_paths[0]),
-		 "%s (%s)", path, why);
-}
-
-/* ---- files handled this run -------------------------------------------- */
-
-/* The same file as the module keys it (the ctime aside). */
-static int ident_same_file(const struct ident *a, const struct ident *b)
-{
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
-}
-
-/*
- * Handled this run: the same file with the same ctime.  A user can give
- * a file any mtime, not a ctime: a file of theirs rewritten (touch -r
- * after), or an inode of theirs reused for another file, is looked at
- * again.
- */
-struct ident *seen_find(const struct ident *id)
-{
-	unsigned int i;
-
-	for (i = 0; i < d.nseen; i++)
-		if (ident_same_file(&d.seen[i], id) &&
-		    d.seen[i].ctime_sec == id->ctime_sec &&
-		    d.seen[i].ctime_nsec == id->ctime_nsec)
-			return &d.seen[i];
-	return NULL;
-}
-
-void seen_add(const struct ident *id)
-{
-	if (d.nseen == SEEN_MAX)
-		d.nseen = 0;	/* forget all: at worst a second look */
-	d.seen[d.nseen++] = *id;
-}
-
-void ident_of_stat(const struct stat *st, struct ident *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->dev = st->st_dev;
-	id->ino = st->st_ino;
-	id->size = st->st_size;
-	id->mtime_sec = st->st_mtim.tv_sec;
-	id->mtime_nsec = st->st_mtim.tv_nsec;
-	id->ctime_sec = st->st_ctim.tv_sec;
-	id->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
 /* ---- one file ---------------------------------------------------------- */
@@ -361,21 +260,19 @@ static void drain(void)
 	}
 }
 
-/**
- * serve() - handle what waits, fairly, until nothing does
- * @queue:	read the module's queue again after each object (what the
- *		system's programs queue meanwhile comes next); 0 at start,
- *		where the running processes come before what was queued
+/*
+ * Handle what waits, fairly, until nothing does.  The module's queue is
+ * read again before each object: what a process meets meanwhile comes
+ * next (pending_next()), even during a look at every process.
  */
-void serve(int queue)
+static void serve(void)
 {
 	struct codectl_demand r;
 	unsigned int owner;
 	int queued;
 
 	while (!stop) {
-		if (queue)
-			drain();
+		drain();
 		if (d.need_rescan && now_ms() - d.last_rescan >= RESCAN_MS) {
 			d.need_rescan = 0;
 			collect();
@@ -385,6 +282,55 @@ void serve(int queue)
 		handle(&r, queued, owner);
 		state_write();
 	}
+}
+
+/*
+ * Every process's mappings (daemon-rescan.c), then what waits served,
+ * what the module queues meanwhile first.
+ */
+static void rescan(void)
+{
+	double t0 = now_ms();
+	unsigned long before = d.imported;
+
+	collect();
+	serve();
+	say("looked at every process's mappings: %lu imported, %.0f ms",
+	    d.imported - before, now_ms() - t0);
+}
+
+/* ---- the system primed in the background (daemon-prime.c) ---------------- */
+
+static pid_t primer;
+static char primer_progress[4200];
+
+static void primer_start(void)
+{
+	snprintf(primer_progress, sizeof(primer_progress), "%s.prime",
+		 d.state);
+	primer = prime_start(d.prime_share, d.prime_paths, primer_progress);
+	if (primer < 0)
+		say("cannot prime the cache: %s", strerror(errno));
+	else
+		say("priming the cache in the background (child %d, at most "
+		    "%u%% of a CPU)", (int)primer, d.prime_share);
+}
+
+/* The primer ended (or, with @end, is ended): said in the log. */
+static void primer_reap(int end)
+{
+	int status;
+
+	if (primer <= 0)
+		return;
+	if (end)
+		kill(primer, SIGTERM);
+	if (waitpid(primer, &status, end ? 0 : WNOHANG) != primer)
+		return;
+	primer = 0;
+	if (!end)
+		say("primed the cache: %s", WIFEXITED(status) &&
+		    !WEXITSTATUS(status) ? "done" : "stopped");
 }
 
 /* ---- the module ---------------------------------------------------------- */
@@ -438,12 +384,16 @@ static int parse_args(int argc, char **argv)
 			d.state = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--cache-max"))
 			d.cache_max = strtoull(argv[++i], NULL, 0);
+		else if (i + 1 < argc && !strcmp(argv[i], "--prime-share"))
+			d.prime_share = strtoul(argv[++i], NULL, 0);
+		else if (i + 1 < argc && !strcmp(argv[i], "--prime-paths"))
+			d.prime_paths = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime"))
 			return i + 1;
 		else
 			return -1;
 	}
-	return 0;
+	return d.prime_share > 100 ? -1 : 0;
 }
 
 static void mkdirs(const char *path)
@@ -483,6 +433,8 @@ int cmd_daemon(int argc, char **argv)
 	if (primed < 0) {
 		fputs("usage: codectl daemon [--cache DIR] [--cache-max BYTES] "
 		      "[--state FILE]\n"
+		      "                      [--prime-share PERCENT] "
+		      "[--prime-paths DIR:...]\n"
 		      "       codectl daemon [--cache DIR] --prime PATH...\n"
 		      "       codectl daemon --hash FILE...\n",
 		      stderr);
@@ -514,6 +466,8 @@ int cmd_daemon(int argc, char **argv)
 	maintain();
 	rescan();
 	state_write();
+	if (d.prime_share)
+		primer_start();
 	last_maint = time(NULL);
 	while (!stop) {
 		struct pollfd pfd = { .fd = d.fd, .events = POLLIN };
@@ -525,9 +479,13 @@ int cmd_daemon(int argc, char **argv)
 			maintain();
 			last_maint = time(NULL);
 		}
-		serve(1);
+		serve();
+		primer_reap(0);
 		state_write();
 	}
+	primer_reap(1);
+	if (primer_progress[0])
+		unlink(primer_progress);
 	say("stopping: %lu imported (%lu from the cache), %lu without CFI, "
 	    "%lu failed", d.imported, d.cached, d.no_cfi, d.failed);
 	unlink(d.state);

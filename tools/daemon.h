@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * codectl daemon's internals, shared by its files: daemon.c (the queue
- * reader and main loop), daemon-cache.c (the cache), daemon-synth.c
- * (synthesis in a child), daemon-rescan.c (every process's mappings),
- * daemon-shares.c (whom objects are charged to, the order they are
- * served in) and daemon-prime.c (--prime).
+ * reader and main loop) over daemon-prime.c (--prime), daemon-rescan.c
+ * (every process's mappings), daemon-shares.c (whom objects are charged
+ * to, the order they are served in), daemon-synth.c (synthesis in a
+ * child) and daemon-cache.c (the cache), all over daemon-state.c (the
+ * state, the log, the files handled this run).
  */
 #ifndef CODECTL_TOOLS_DAEMON_H
 #define CODECTL_TOOLS_DAEMON_H
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <linux/codectl.h>
@@ -82,6 +84,8 @@ struct daemon {
 	int need_rescan;		/* records were lost */
 	double last_rescan;		/* now_ms() of the last */
 	double synth_ms;
+	unsigned int prime_share;	/* --prime-share: percent, 0 off */
+	const char *prime_paths;	/* --prime-paths, or NULL */
 	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
 	unsigned int nfailed;
 	time_t started;
@@ -91,12 +95,14 @@ extern struct daemon d;
 extern volatile sig_atomic_t stop;
 extern int quiet;		/* --prime: no line per object */
 
-/* daemon.c */
+/* daemon-state.c */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void state_write(void);
+void note_failed(const char *path, const char *why);
 void ident_of_stat(const struct stat *st, struct ident *id);
+int ident_same_file(const struct ident *a, const struct ident *b);
 struct ident *seen_find(const struct ident *id);
 void seen_add(const struct ident *id);
-void serve(int queue);
 
 /* daemon-cache.c */
 int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
@@ -108,6 +114,7 @@ int entry_write(const char *path, const struct entry_hdr *hdr,
 		const void *sec);
 void cache_clean(void);
 void cache_trim(void);
+uint64_t cache_bytes(void);
 int hash_files(int argc, char **argv);
 
 /* daemon-synth.c */
@@ -116,7 +123,6 @@ int synth_entry(int fd, const unsigned char *md, const char *path,
 
 /* daemon-rescan.c */
 void collect(void);
-void rescan(void);
 
 /* daemon-shares.c */
 uint64_t owner_of(const struct stat *st, unsigned int pid);
@@ -129,5 +135,6 @@ unsigned long share_dropped(void);
 
 /* daemon-prime.c */
 int prime(int argc, char **argv);
+pid_t prime_start(unsigned int share, const char *paths, const char *progress);
 
 #endif

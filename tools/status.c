@@ -128,6 +128,32 @@ static void show_hooks(void)
 	     "%s", names);
 }
 
+/* The daemon's background priming (--prime-share), from STATE.prime. */
+static void show_priming(const char *state)
+{
+	char path[4200], end[640] = "", buf[640];
+	long long done;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.prime", state);
+	done = keyed(path, "prime_done");
+	if (done < 0)
+		return;
+	f = fopen(path, "re");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (!strncmp(buf, "prime_end ", 10))
+			snprintf(end, sizeof(end), ": %s", buf + 10);
+	if (f)
+		fclose(f);
+	end[strcspn(end, "\n")] = 0;
+	printf("  %-10s %s: %lld objects looked at, %lld synthesised into the "
+	       "cache (%.1f MiB), %lld s%s\n", "priming",
+	       done ? "done" : *end ? "stopped" : "in progress",
+	       keyed(path, "prime_objects"), keyed(path, "prime_written"),
+	       keyed(path, "prime_cache_bytes") / 1048576.0,
+	       keyed(path, "prime_seconds"), end);
+}
+
 static void show_daemon(const char *state, long long reader)
 {
 	long long pid = keyed(state, "pid"), pending, queued, dropped;
@@ -164,6 +190,7 @@ static void show_daemon(const char *state, long long reader)
 		if (!strncmp(buf, "uncovered ", 10))
 			printf("  %-10s not covered: %s", "", buf + 10);
 	fclose(f);
+	show_priming(state);
 }
 
 /*
