@@ -656,18 +656,14 @@ wait_stages() {
 }
 
 # The stages of the kernels named: the guest suite, the tracer and the
-# runtime tests (stages_a), the on-demand tests, the fixtures' verdicts
-# and DKMS (stages_b); an arm64 kernel's guest suite, tracer, runtime,
-# on-demand and fixture stages in stages_b, its DKMS stage in stages_a
-# (its on-demand stage moved to stages_b once apt's cache saved lane b
-# some 80 s of apt-cache calls: setup.sh).  With the packages after
-# stages_b, the two lanes take about
-# as long (the times of 5983b30, docs/testing.md, put stages_a at 2821 s
-# and stages_b at 2995 s before the arm64 stages; those of this
-# arrangement, measured one stage at a time, add about 575 s to stages_a
-# (ondemand 155, dkms 420) and about 410 s to stages_b (the guest suite
-# 110 more, runtimes 190, dkms-6.1 and dkms-7.2 170 less, the tracers'
-# real programs 180 more).
+# runtime tests and DKMS (stages_a); the on-demand tests and the
+# fixtures' verdicts (stages_b); an arm64 kernel's guest suite, tracer,
+# runtime, on-demand and fixture stages in stages_b, its DKMS stage in
+# stages_a.  With checkpatch, the compile stages and the packages in
+# lane b too, the two lanes take about as long: by CI's times of
+# 65e33e2 (docs/testing.md) lane a about 3910 s, lane b about 3900 s
+# once ondemand.sh's first-look and primed checks (about 70 s a kernel)
+# are in.
 stages_a() {
 	local s
 	for s in "$@"; do
@@ -680,6 +676,12 @@ stages_a() {
 		run_stage "vm-$s" vm_stage "$s"
 		run_stage "tracers-$s" tracers_stage "$s"
 		run_stage "runtimes-$s" runtimes_stage "$s"
+		# DKMS: the package test's, with apt, for the kernels it
+		# covers (packages_stage: 6.1, 7.2); this one for the others.
+		case $s in
+		6.1 | 7.2) ;;
+		*) [ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s" ;;
+		esac
 	done
 }
 
@@ -698,12 +700,6 @@ stages_b() {
 		fi
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
-		# DKMS: the package test's, with apt, for the kernels it
-		# covers (packages_stage: 6.1, 7.2); this one for the others.
-		case $s in
-		6.1 | 7.2) ;;
-		*) [ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s" ;;
-		esac
 		# Opt-in on stock kernels: CODECTL_STAGES=daemonfuzz.
 		case " ${CODECTL_STAGES:-} " in
 		*" daemonfuzz "*)

@@ -975,6 +975,7 @@ static void traced_fork(struct inherit_ctx *c)
 
 TEST(fork_signal_pending)
 {
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
 	struct inherit_ctx c = { .wait_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	cpu_set_t one, all;
@@ -988,22 +989,32 @@ TEST(fork_signal_pending)
 	REQUIRE_RC(cc_version(g_fd, &c.v), 0, "VERSION");
 	if (lstats_begin(&lst) == T_FAIL)
 		goto out;
-	/* On one CPU the child cannot run before the parent's kill(). */
+	/*
+	 * On one CPU, with the parent SCHED_FIFO and its children reset to
+	 * SCHED_OTHER at fork, a child cannot run before the parent's kill()
+	 * and waitpid(): the signal is pending at its first return to user
+	 * space.  (Without the policy the scheduler decides: the child of a
+	 * PREEMPT_RT kernel ran first in every round.)
+	 */
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
 	sched_getaffinity(0, sizeof(all), &all);
 	sched_setaffinity(0, sizeof(one), &one);
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo))
+		FAIL("sched_setscheduler(SCHED_FIFO): %m");
 
 	sigaction(SIGUSR1, &sa, NULL);
 	c.who = "child with SIGUSR1 pending";
 	early = sig_rounds(&c, SIGUSR1, 10);
 	printf("# %d of 10 children had SIGUSR1 delivered before their first instruction\n",
 	       early);
-	EXPECT(early > 0, "test setup: SIGUSR1 never arrived before the child ran");
+	EXPECT(early == 10, "test setup: SIGUSR1 arrived before the child ran in %d of 10 rounds",
+	       early);
 	signal(SIGUSR1, SIG_DFL);
 
 	c.who = "child stopped and continued";
 	sig_rounds(&c, SIGSTOP, 5);
+	sched_setscheduler(0, SCHED_OTHER, &other);
 
 	c.who = "child of a process traced with PTRACE_O_TRACEFORK";
 	traced_fork(&c);
