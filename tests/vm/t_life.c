@@ -975,13 +975,13 @@ static void traced_fork(struct inherit_ctx *c)
 
 TEST(fork_signal_pending)
 {
-	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	struct sched_param param = { .sched_priority = 1 };
 	struct inherit_ctx c = { .wait_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	cpu_set_t one, all;
 	struct life_set set;
 	struct lstats lst;
-	int early;
+	int early, fifo;
 
 	if (set_create(&set, 50, SPARE))
 		return T_FAIL;
@@ -994,13 +994,15 @@ TEST(fork_signal_pending)
 	 * SCHED_OTHER at fork, a child cannot run before the parent's kill()
 	 * and waitpid(): the signal is pending at its first return to user
 	 * space.  (Without the policy the scheduler decides: the child of a
-	 * PREEMPT_RT kernel ran first in every round.)
+	 * PREEMPT_RT kernel ran first in every round.  Not root: no
+	 * SCHED_FIFO, and the rounds' order is only reported.)
 	 */
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
 	sched_getaffinity(0, sizeof(all), &all);
 	sched_setaffinity(0, sizeof(one), &one);
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo))
+	fifo = !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param);
+	if (!fifo && errno != EPERM)
 		FAIL("sched_setscheduler(SCHED_FIFO): %m");
 
 	sigaction(SIGUSR1, &sa, NULL);
@@ -1008,13 +1010,18 @@ TEST(fork_signal_pending)
 	early = sig_rounds(&c, SIGUSR1, 10);
 	printf("# %d of 10 children had SIGUSR1 delivered before their first instruction\n",
 	       early);
-	EXPECT(early == 10, "test setup: SIGUSR1 arrived before the child ran in %d of 10 rounds",
-	       early);
+	if (fifo)
+		EXPECT(early == 10, "test setup: SIGUSR1 arrived before the child ran in %d of 10 rounds",
+		       early);
+	else
+		printf("# not root (no SCHED_FIFO): the order was the scheduler's; the run as root requires all 10\n");
 	signal(SIGUSR1, SIG_DFL);
 
 	c.who = "child stopped and continued";
 	sig_rounds(&c, SIGSTOP, 5);
-	sched_setscheduler(0, SCHED_OTHER, &other);
+	param.sched_priority = 0;
+	if (fifo)
+		sched_setscheduler(0, SCHED_OTHER, &param);
 
 	c.who = "child of a process traced with PTRACE_O_TRACEFORK";
 	traced_fork(&c);
