@@ -2,8 +2,8 @@
 # shellcheck shell=bash disable=SC2154 # repo, work, final, obj: the caller's
 #
 # What the scripts that build a kernel series from Debian's source share
-# (scripts/debug-kernel.sh: debug-6.12), sourced after scripts/lib.sh
-# with these set:
+# (scripts/debug-kernel.sh: debug-6.12; scripts/distro-kernel.sh: fedora,
+# ubuntu), sourced after scripts/lib.sh with these set:
 #   repo CACHE     the tree and the cache
 #   SERIES         the series built ($CACHE/kernels/SERIES, its layout:
 #                  scripts/kernels.sh)
@@ -13,11 +13,16 @@
 #
 #   stock_version BASE      Debian's source version of the stock series
 #                           BASE, read from its stamp (fetching it first)
-#   need_tools              flex, bison, bc, dpkg-source, libssl-dev,
-#                           libelf-dev (installed as root, else die)
-#   fetch_source VERSION    Debian's linux VERSION (bookworm-backports)
-#                           unpacked in $work/src/linux-UPSTREAM: sets
-#                           srcdir
+#   need_tools              flex, bison, bc, dpkg-source, curl,
+#                           libssl-dev, libelf-dev (installed as root,
+#                           else die)
+#   source_version BASE     the version of Debian's source to build for
+#                           the stock series BASE: its own if the archive
+#                           serves that source, else the newest of the
+#                           same upstream release (BASE.N) it serves
+#   fetch_source VERSION    Debian's linux VERSION (bookworm-backports or
+#                           sid) unpacked in $work/src/linux-UPSTREAM:
+#                           sets srcdir
 #   set_options OPT...      scripts/config OPT... on $obj/.config, then
 #                           make olddefconfig
 #   trim_modules            make localmodconfig with an empty module list:
@@ -52,19 +57,19 @@ stock_version() {
 
 need_tools() {
 	local t missing=()
-	for t in flex bison bc dpkg-source; do
+	for t in flex bison bc dpkg-source curl; do
 		command -v "$t" >/dev/null || missing+=("$t")
 	done
 	[ -e /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 	[ -e /usr/include/gelf.h ] || missing+=(libelf-dev)
 	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc dpkg-dev libssl-dev libelf-dev"
+	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc dpkg-dev curl libssl-dev libelf-dev"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		flex bison bc dpkg-dev libssl-dev libelf-dev
+		flex bison bc dpkg-dev curl libssl-dev libelf-dev
 }
 
 # need_deb_src VERSION: the deb-src entry, unless apt knows the source of
-# linux VERSION (bookworm-backports: the 6.12 sources).
+# linux VERSION.  bookworm-backports has the 6.12 sources, sid those of 7.2.
 need_deb_src() {
 	local list=/etc/apt/sources.list.d/codectl-src.sources
 	# (showsrc takes no =VERSION; grep reads it all: grep -q would end
@@ -74,11 +79,40 @@ need_deb_src() {
 	cat >"$list" <<-'SRC'
 	Types: deb-src
 	URIs: http://deb.debian.org/debian
-	Suites: bookworm-backports
+	Suites: bookworm-backports sid
 	Components: main
 	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 	SRC
 	apt-get update -q >&2
+}
+
+# served VERSION: true if the archive serves every file of Debian's linux
+# VERSION source (HEAD requests).  Its index may list what its pool no
+# longer has: sid's 7.2.13-1, the stock 7.2's version, is listed, and its
+# files are gone (404); 7.2.8-1's are there.
+served() {
+	local u uris
+	uris=$(apt-get source --print-uris -q "linux=$1" 2>/dev/null | sed -n "s/^'\(http[^']*\)'.*/\1/p")
+	[ -n "$uris" ] || return 1
+	for u in $uris; do
+		curl -sfI -o /dev/null "$u" || return 1
+	done
+}
+
+source_version() {
+	local want v
+	want=$(stock_version "$1")
+	[ -n "$want" ] || die "no version in $CACHE/kernels/$1/stamp"
+	need_deb_src "$want"
+	for v in "$want" $(apt-cache showsrc linux | sed -n "s/^Version: \($1\.[0-9]*-.*\)/\1/p" | sort -urV); do
+		dpkg --compare-versions "$v" le "$want" || continue
+		if served "$v"; then
+			[ "$v" = "$want" ] || say "the archive serves no source of linux $want: using $v" >&2
+			echo "$v"
+			return 0
+		fi
+	done
+	die "the archive serves no source of linux $1 (at most $want)"
 }
 
 fetch_source() {
