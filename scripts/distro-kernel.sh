@@ -17,7 +17,11 @@
 #                                     codectl's options (the distribution's
 #                                     file, after olddefconfig, built) and
 #                                     every option that differs after
-#                                     olddefconfig
+#                                     olddefconfig (before the build: the
+#                                     configuration written)
+#   scripts/distro-kernel.sh doc      status of both, written into
+#                                     docs/distro-configs.md (between its
+#                                     distro-kernels markers)
 #   scripts/distro-kernel.sh key      make the test key (done by build)
 #
 # The series (where each configuration comes from, its SHA-256:
@@ -233,20 +237,19 @@ value() {
 		head -n 1 | grep . || echo -
 }
 
-# show_config: the options of SHOW in the distribution's file, after
-# olddefconfig and as built; the differences after olddefconfig
-# (scripts/diffconfig: changed and added in full, removed counted).
+# show_config DIR CONFIG: the options of SHOW in the distribution's file,
+# after olddefconfig (DIR/config-distro) and in CONFIG (as built); the
+# differences after olddefconfig (DIR/config-diff, scripts/diffconfig:
+# changed and added in full, removed counted).
 show_config() {
-	local o diff=$final/config-diff kver
-	kver=$(cat "$final/kver")
+	local o diff=$1/config-diff
 	distro_config
 	echo "options: distribution's file | after olddefconfig | built"
 	for o in "${SHOW[@]}"; do
 		printf '  %-40s %s | %s | %s\n' "$o" "$(value "$config" "$o")" \
-			"$(value "$final/config-distro" "$o")" \
-			"$(value "$final/root/boot/config-$kver" "$o")"
+			"$(value "$1/config-distro" "$o")" "$(value "$2" "$o")"
 	done
-	echo "differences from the distribution's file after olddefconfig ($diff):"
+	echo "differences from the distribution's file after olddefconfig (${diff#"$CACHE"/}):"
 	grep -vE '^-| m -> n$' "$diff" | sed 's/^ *//; s/^/  /'
 	echo "  and the =m options localmodconfig dropped: $(grep -cE '^-.* m$| m -> n$' "$diff");"
 	echo "  options gone with them or with debug info: $(grep -c '^-.* y$' "$diff") =y," \
@@ -292,14 +295,24 @@ status)
 		distro "$d"
 		final=$CACHE/kernels/$distro
 		echo "== $distro"
-		if [ ! -f "$final/stamp" ]; then
+		if [ -f "$final/stamp" ]; then
+			figures
+			show_config "$final" "$final/root/boot/config-$(cat "$final/kver")"
+		elif [ -f "$CACHE/$distro/config-diff" ]; then
+			echo "not built (scripts/distro-kernel.sh build $distro), configured:"
+			show_config "$CACHE/$distro" "$CACHE/$distro/obj/.config"
+		else
 			echo "not built: scripts/distro-kernel.sh build $distro"
-			continue
 		fi
-		cat "$final/kver"
-		figures
-		show_config
 	done
+	;;
+doc)
+	text=$("$0" status | sed "s#$CACHE/#\$CACHE/#g")
+	fence='```'
+	doc_replace "$repo/docs/distro-configs.md" distro-kernels \
+		"$fence"$'\n'"$text"$'\n'"$fence" >/dev/null ||
+		die "docs/distro-configs.md has no distro-kernels markers"
+	say "docs/distro-configs.md: status written"
 	;;
 key)
 	make_key

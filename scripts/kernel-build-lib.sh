@@ -196,7 +196,7 @@ install_series() {
 
 figures() {
 	local f=$final/build-figures
-	[ -f "$f" ] && cat "$f"
+	[ ! -f "$f" ] || cat "$f"
 }
 
 write_figures() {
