@@ -78,28 +78,6 @@ DEBUG_OPTIONS=(
 	--set-str BUILD_SALT ''
 )
 
-# What a QEMU guest of vm-run.sh does without (no network, no block
-# device, no firmware, no graphics, no LSM but lockdown, no TPM): built-in
-# in Debian's config, so localmodconfig keeps them.  Disabled where nothing
-# selects them (what is still selected is only reported).  X86_SGX stays:
-# it is the smallest of what selects MMU_NOTIFIER, which codectl needs.
-# The guests need no socket (busybox, dash, kmod, perf, trace-cmd,
-# bpftrace and the tests run without one).
-TRIM=(
-	NET BLOCK VIRTIO_MENU VIRTIO FUSE_FS VIRTIO_FS FS_VERITY FS_ENCRYPTION
-	SECURITY_IPE SECURITY_LANDLOCK SECURITY_LOADPIN SECURITY_SAFESETID
-	TCG_TPM HW_RANDOM DMADEVICES EDAC CPU_FREQ NVMEM NEW_LEDS MMC MEMSTICK
-	VFIO IOMMU_SUPPORT STAGING X86_PLATFORM_DEVICES CHROME_PLATFORMS
-	SURFACE_PLATFORMS MAILBOX RAS LIBNVDIMM DAX GPIOLIB REGULATOR POWERCAP
-	ZSWAP ZSMALLOC ZRAM KSM ACCESSIBILITY AUXDISPLAY RTC_CLASS
-	XEN EFI IPV6 NETFILTER XFRM WIRELESS NET_SCHED NETLABEL ISDN NETDEVICES
-	SECURITY_SELINUX SECURITY_APPARMOR SECURITY_TOMOYO IMA EVM INTEGRITY
-	FB USB_SUPPORT SPI I2C AGP PINCTRL MD HWMON THERMAL WATCHDOG
-	INPUT_MOUSE INPUT_JOYSTICK INPUT_TOUCHSCREEN INPUT_TABLET INPUT_MISC
-	INTEL_IOMMU AMD_IOMMU X86_MCE ACPI_APEI PCI_IOV
-	KEXEC CRASH_DUMP HIBERNATION SUSPEND MEMORY_HOTPLUG DAMON LIVEPATCH
-)
-
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CODECTL_CACHE:-$repo/.cache}
 work=$CACHE/$SERIES
@@ -108,9 +86,13 @@ final=$CACHE/kernels/$SERIES
 . "$repo/scripts/lib.sh"
 . "$repo/scripts/kernel-build-lib.sh"
 
+# What a QEMU guest of vm-run.sh does without: GUEST_TRIM
+# (kernel-build-lib.sh), all of it.
+TRIM=("${GUEST_TRIM[@]}")
+
 # configure: Debian's config, trimmed, with DEBUG_OPTIONS, in $obj/.config.
 configure() {
-	local base_kver config t off=() kept=()
+	local base_kver config t off=() kept
 	base_kver=$(cat "$CACHE/kernels/$BASE/kver")
 	config=$CACHE/kernels/$BASE/root/boot/config-$base_kver
 	[ -f "$config" ] || die "no $config: run scripts/kernels.sh fetch $BASE"
@@ -123,10 +105,8 @@ configure() {
 	for t in "${TRIM[@]}"; do off+=(-d "$t"); done
 	set_options "${off[@]}" "${DEBUG_OPTIONS[@]}"
 	check_options "${DEBUG_OPTIONS[@]}"
-	for t in "${TRIM[@]}"; do
-		! grep -q "^CONFIG_$t=" "$obj/.config" || kept+=("$t")
-	done
-	[ ${#kept[@]} -eq 0 ] || say "config: kept (selected by others): ${kept[*]}"
+	kept=$(still_set "${TRIM[@]}")
+	[ -z "$kept" ] || say "config: kept (selected by others): ${kept//$'\n'/ }"
 }
 
 cmd=${1:-build}

@@ -49,6 +49,10 @@
 # dropped), then only these changes (OPTIONS below, each with its reason):
 #   - `make localmodconfig` with an empty module list: every =m option
 #     goes (the guests load no module of the image);
+#   - what the guests do without, built in (kernel-build-lib.sh's
+#     GUEST_TRIM, as debug-kernel.sh trims it: devices, file systems,
+#     the network's protocols), less what the distributions' Secure Boot,
+#     signing and LSM setup is made of (KEEP below);
 #   - no debug info, hence no BTF; no Rust;
 #   - SYSTEM_TRUSTED_KEYS: the test certificate (below), as the machine
 #     owner's key (MOK) that shim hands to the kernel on a real machine;
@@ -118,6 +122,20 @@ NEED=(
 	# the guests of vm-run.sh: PVH boot, initramfs (zstd), serial console
 	-e PVH -e DEVTMPFS -e BLK_DEV_INITRD -e RD_ZSTD -e SERIAL_8250_CONSOLE
 )
+
+# Of GUEST_TRIM, what stays as the distribution sets it: the LSMs (and the
+# network, which SELinux and AppArmor depend on), EFI (its Secure Boot
+# lockdown depends on it), integrity, IMA and EVM (the platform and
+# machine keyrings a MOK goes into on a real machine) and the TPM.
+KEEP=(
+	NET EFI SECURITY_SELINUX SECURITY_APPARMOR SECURITY_TOMOYO
+	SECURITY_IPE SECURITY_LANDLOCK SECURITY_LOADPIN SECURITY_SAFESETID
+	INTEGRITY IMA EVM TCG_TPM
+)
+TRIM=()
+for t in "${GUEST_TRIM[@]}"; do
+	[[ " ${KEEP[*]} " == *" $t "* ]] || TRIM+=("$t")
+done
 
 # distro NAME: set distro, base, config_name, config_sha, origin.
 distro() {
@@ -205,9 +223,13 @@ configure() {
 	set_options "${OPTIONS[@]}"
 	trim_modules
 	# localmodconfig may undo what OPTIONS asks only for modules;
-	# apply them again and resolve.
-	set_options "${OPTIONS[@]}"
+	# apply them again, with TRIM, and resolve.
+	local t off=() kept
+	for t in "${TRIM[@]}"; do off+=(-d "$t"); done
+	set_options "${off[@]}" "${OPTIONS[@]}"
 	check_options "${OPTIONS[@]}" "${need[@]}"
+	kept=$(still_set "${TRIM[@]}")
+	[ -z "$kept" ] || say "config: kept (selected by others): ${kept//$'\n'/ }"
 	grep -qxF "CONFIG_SYSTEM_TRUSTED_KEYS=\"$cert\"" "$obj/.config" ||
 		die "config: SYSTEM_TRUSTED_KEYS is not the test certificate"
 	"$srcdir/scripts/diffconfig" "$work/config-distro" "$obj/.config" >"$work/config-diff"
@@ -249,11 +271,14 @@ show_config() {
 		printf '  %-40s %s | %s | %s\n' "$o" "$(value "$config" "$o")" \
 			"$(value "$1/config-distro" "$o")" "$(value "$2" "$o")"
 	done
+	echo "trimmed (GUEST_TRIM less KEEP, those the distribution sets):" \
+		"$(for o in "${TRIM[@]}"; do [[ $(value "$1/config-distro" "$o") != [ym] ]] || printf '%s ' "$o"; done)"
 	echo "differences from the distribution's file after olddefconfig (${diff#"$CACHE"/}):"
-	grep -vE '^-| m -> n$' "$diff" | sed 's/^ *//; s/^/  /'
-	echo "  and the =m options localmodconfig dropped: $(grep -cE '^-.* m$| m -> n$' "$diff");"
-	echo "  options gone with them or with debug info: $(grep -c '^-.* y$' "$diff") =y," \
-		"$(grep -cvE '^-.* [ym]$|^[^-]' "$diff") others"
+	grep -vE '^-| [ym] -> n$' "$diff" | sed 's/^ *//; s/^/  /'
+	echo "  turned off: $(grep -cE '^-.* m$| m -> n$' "$diff") =m options (localmodconfig)," \
+		"$(grep -cE '^-.* y$| y -> n$' "$diff") =y (GUEST_TRIM less KEEP, what depends on"
+	echo "  it, on debug info or on what was =m: the codectl options above are all"
+	echo "  those that matter); $(grep -cvE '^-.* [ym]$|^[^-]' "$diff") other values gone with them"
 }
 
 cmd=${1:-}
@@ -270,7 +295,7 @@ build | config)
 	make_key
 	options
 	ver=$(source_version "$base")
-	want="layout=$LAYOUT linux=$ver config=$config_sha cert=$(sha256sum <"$cert" | cut -d' ' -f1) $(printf '%q ' "${OPTIONS[@]}")"
+	want="layout=$LAYOUT linux=$ver config=$config_sha cert=$(sha256sum <"$cert" | cut -d' ' -f1) $(printf '%q ' "${OPTIONS[@]}" "${TRIM[@]}")"
 	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
 		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
 		figures

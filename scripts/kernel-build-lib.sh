@@ -30,6 +30,8 @@
 #                           never load a module of the image: kernels.sh
 #                           deletes them), which is most of a distribution
 #                           kernel's build
+#   still_set OPT...        those of OPT... still set in $obj/.config
+#                           (selected by others)
 #   check_options OPT...    every -e OPT is =y and every -d OPT unset in
 #                           $obj/.config (Kconfig silently drops what a
 #                           dependency forbids), else die
@@ -41,6 +43,7 @@
 #                           source came from), the release, build time
 #                           and sizes
 #   figures                 print $final/build-figures
+# and GUEST_TRIM, the options of what the guests do without (below).
 #
 # The layout installed (as scripts/kernels.sh's stock series):
 #   $final/root/            boot/{vmlinuz,System.map,config}-KVER,
@@ -48,6 +51,29 @@
 #                           builtin.modinfo}, usr/src/linux-headers-KVER
 #                           (the kernel's install-extmod-build)
 #   $final/{kver,kdir,vmlinux,stamp,build-figures}
+
+# GUEST_TRIM: what a QEMU guest of vm-run.sh does without (no network, no
+# block device, no firmware, no graphics, no LSM but lockdown, no TPM),
+# built-in in the distributions' configurations, so localmodconfig keeps
+# it.  Disabled where nothing selects it (still_set reports what is).
+# X86_SGX stays: it is the smallest of what selects MMU_NOTIFIER, which
+# codectl needs.  The guests need no socket (busybox, dash, kmod, perf,
+# trace-cmd, bpftrace and the tests run without one).
+# shellcheck disable=SC2034 # the sourcing scripts' list
+GUEST_TRIM=(
+	NET BLOCK VIRTIO_MENU VIRTIO FUSE_FS VIRTIO_FS FS_VERITY FS_ENCRYPTION
+	SECURITY_IPE SECURITY_LANDLOCK SECURITY_LOADPIN SECURITY_SAFESETID
+	TCG_TPM HW_RANDOM DMADEVICES EDAC CPU_FREQ NVMEM NEW_LEDS MMC MEMSTICK
+	VFIO IOMMU_SUPPORT STAGING X86_PLATFORM_DEVICES CHROME_PLATFORMS
+	SURFACE_PLATFORMS MAILBOX RAS LIBNVDIMM DAX GPIOLIB REGULATOR POWERCAP
+	ZSWAP ZSMALLOC ZRAM KSM ACCESSIBILITY AUXDISPLAY RTC_CLASS
+	XEN EFI IPV6 NETFILTER XFRM WIRELESS NET_SCHED NETLABEL ISDN NETDEVICES
+	SECURITY_SELINUX SECURITY_APPARMOR SECURITY_TOMOYO IMA EVM INTEGRITY
+	FB USB_SUPPORT SPI I2C AGP PINCTRL MD HWMON THERMAL WATCHDOG
+	INPUT_MOUSE INPUT_JOYSTICK INPUT_TOUCHSCREEN INPUT_TABLET INPUT_MISC
+	INTEL_IOMMU AMD_IOMMU X86_MCE ACPI_APEI PCI_IOV
+	KEXEC CRASH_DUMP HIBERNATION SUSPEND MEMORY_HOTPLUG DAMON LIVEPATCH
+)
 
 stock_version() {
 	local stamp=$CACHE/kernels/$1/stamp
@@ -141,6 +167,13 @@ trim_modules() {
 	# ends by SIGPIPE: not a failure).
 	{ yes '' || true; } | make -s -C "$srcdir" O="$obj" LSMOD="$empty" localmodconfig >/dev/null 2>&1 ||
 		die "localmodconfig failed"
+}
+
+still_set() {
+	local t
+	for t in "$@"; do
+		! grep -q "^CONFIG_$t=" "$obj/.config" || echo "$t"
+	done
 }
 
 check_options() {
