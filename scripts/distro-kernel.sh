@@ -271,8 +271,13 @@ show_config() {
 		printf '  %-40s %s | %s | %s\n' "$o" "$(value "$config" "$o")" \
 			"$(value "$1/config-distro" "$o")" "$(value "$2" "$o")"
 	done
-	echo "trimmed (GUEST_TRIM less KEEP, those the distribution sets):" \
-		"$(for o in "${TRIM[@]}"; do [[ $(value "$1/config-distro" "$o") != [ym] ]] || printf '%s ' "$o"; done)"
+	local off=() kept=()
+	for o in "${TRIM[@]}"; do
+		[[ $(value "$1/config-distro" "$o") == [ym] ]] || continue
+		if [[ $(value "$2" "$o") == [ym] ]]; then kept+=("$o"); else off+=("$o"); fi
+	done
+	echo "trimmed (GUEST_TRIM less KEEP, of what the distribution sets): ${off[*]}"
+	echo "  kept, selected by what stays: ${kept[*]}"
 	echo "differences from the distribution's file after olddefconfig (${diff#"$CACHE"/}):"
 	grep -vE '^-| [ym] -> n$' "$diff" | sed 's/^ *//; s/^/  /'
 	echo "  turned off: $(grep -cE '^-.* m$| m -> n$' "$diff") =m options (localmodconfig)," \
