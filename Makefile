@@ -27,6 +27,12 @@
 #                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
 #                         (scripts/debug-kernel.sh builds it first if it is
 #                         not cached; long, not part of check, see README)
+#   make check-distros    every stage on Fedora's and Ubuntu's configurations
+#                         built from Debian's source (scripts/distro-kernel.sh
+#                         builds them first if they are not cached; long),
+#                         and the guest suite and tracers under
+#                         module.sig_enforce=1 lockdown=integrity (and
+#                         confidentiality, reported); not part of check
 #   make toolchain-7.2    the sid root with gcc-16 that 7.2 modules are
 #                         built with (scripts/sid-root.sh; as root)
 #   make toolchain-7.2-arm64   the same with gcc-16-aarch64-linux-gnu added
@@ -98,7 +104,7 @@ PKG_SERIES ?= 6.1 7.2
 NEEDS := $(shell sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 KERNEL_MIN := $(shell sed -n 's/^BUILD_EXCLUSIVE_KERNEL_MIN="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 
-.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-arm64 check-kernels \
+.PHONY: all module clean-module lib tools check check-unit check-vm check-debug check-distros check-arm64 check-kernels \
 	sparse demo check-demo bench-decoder bench-unwind bench-profile bench-fork soak-fuzz bench-memory bench-large bench-synth \
 	install install-system packages check-packages clean
 
@@ -143,6 +149,9 @@ check-vm:
 
 check-debug:
 	scripts/check.sh --debug
+
+check-distros:
+	scripts/check.sh --distros
 
 check-arm64: toolchain-7.2-arm64
 	scripts/check.sh 6.1-arm64 6.12-arm64 7.2-arm64

@@ -64,6 +64,7 @@
 #   CODECTL_STAGES="tracers ondemand" scripts/check.sh 6.12   (only those)
 #   CODECTL_LANES=1 scripts/check.sh      (no two guests side by side)
 #   scripts/check.sh --debug           ("make check-debug", not in "make check")
+#   scripts/check.sh --distros         ("make check-distros", not in "make check")
 #
 # --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
 # is not cached; long, see README), then on it build-debug-6.12,
@@ -80,6 +81,27 @@
 # with the guests' time limits quadrupled.  Any lockdep, KASAN, KFENCE,
 # UBSAN, debugobjects, atomic-sleep or kmemleak report in a guest's log
 # fails its stage (scripts/vm-run.sh, KERNEL_PROBLEMS).
+#
+# --distros: the series fedora and ubuntu (scripts/distro-kernel.sh builds
+# them first if they are not cached; long: see docs/distro-configs.md),
+# Debian's kernel source built with Fedora's and Ubuntu's configurations,
+# each trusting a test key as a machine owner's key (MOK).  On each, the
+# stages of a stock kernel (build, vm, tracers, runtimes, ondemand, files,
+# dkms: dkms-test.sh signs with the test key there, and the guest enforces
+# signatures), and the lockdown stages (also when fedora or ubuntu is
+# named):
+#   signing-SERIES under module.sig_enforce=1 lockdown=integrity, only
+#                  codectl.ko signed with the test key loads (unsigned, or
+#                  signed by another key: refused) (tests/vm/lockdown-signing.sh)
+#   vm-integrity-SERIES, tracers-integrity-SERIES
+#                  the guest suite and the tracer tests booted with
+#                  module.sig_enforce=1 lockdown=integrity (what Fedora's
+#                  and Ubuntu's kernels enforce under Secure Boot), every
+#                  module signed with the test key
+#   vm-confidentiality-SERIES, tracers-confidentiality-SERIES
+#                  the same with lockdown=confidentiality: reported, not
+#                  counted (what that mode forbids is measured, not
+#                  required)
 #
 # Default series: 6.1, 6.12 and 6.12-arm64, and 7.2 when its toolchain (the sid root
 # with gcc-16, `make toolchain-7.2`) is built; without it 7.2 is skipped,
@@ -109,6 +131,10 @@ mkdir -p "$logs"
 
 args="$*"
 vm_only=0 debug=0
+# The guest stages' lockdown mode ("" for none; the lockdown stages set
+# it): guests boot with module.sig_enforce=1 lockdown=$lock and every
+# module is signed with the test key (test_modules).
+lock=
 # Guest time limits are multiplied by this, and the guest suite's memory
 # (MB) is this (the debug kernel is slower, KASAN's shadow and kmemleak's
 # metadata take memory).
@@ -122,6 +148,13 @@ elif [ "${1:-}" = --debug ]; then
 	[ $# -eq 0 ] || { echo "check: --debug takes no series" >&2; exit 2; }
 	"$top/scripts/debug-kernel.sh" build || { echo "check: building the debug kernel failed"; exit 1; }
 	set -- debug-6.12
+elif [ "${1:-}" = --distros ]; then
+	shift
+	[ $# -eq 0 ] || { echo "check: --distros takes no series" >&2; exit 2; }
+	for s in fedora ubuntu; do
+		"$top/scripts/distro-kernel.sh" build $s || { echo "check: building the $s kernel failed"; exit 1; }
+	done
+	set -- fedora ubuntu
 fi
 total_p=0 total_f=0
 summary=() failures=() times=()
@@ -150,13 +183,15 @@ if [ $# -eq 0 ]; then
 fi
 
 # run_stage NAME COMMAND...: run, tee the log, add up its counts.  With
-# CODECTL_STAGES set (words such as "vm tracers"), only the stages whose
-# name, less its -SERIES, is one of them run; the others are not counted.
+# CODECTL_STAGES set (words such as "vm tracers vm-integrity"), only the
+# stages whose name, less its -SERIES, is one of them run; the others are
+# not counted.  A *-confidentiality-* stage is reported, not counted.
 run_stage() {
-	local name=$1 log=$logs/$1.log start rc line p f secs
+	local name=$1 log=$logs/$1.log start rc line p f secs kind
 	shift
-	if [ -n "${CODECTL_STAGES:-}" ] &&
-	   ! grep -qw -- "${name%%-[0-9d]*}" <<<"$CODECTL_STAGES"; then
+	kind=${name%%-[0-9]*}
+	kind=${kind%-debug} kind=${kind%-fedora} kind=${kind%-ubuntu}
+	if [ -n "${CODECTL_STAGES:-}" ] && [[ " $CODECTL_STAGES " != *" $kind "* ]]; then
 		return 0
 	fi
 	echo "=== $name"
@@ -175,6 +210,11 @@ run_stage() {
 	if [ -z "$line" ] && [ "$rc" -eq 0 ]; then
 		f=1
 		echo "check: stage $name ran no counted test: 1 failed"
+	fi
+	if [[ $kind == *-confidentiality ]]; then
+		summary+=("$(printf '%-12s %4d passed, %d failed  (%ds; reported, not counted)' "$name" "$p" "$f" "$secs")")
+		times+=("time $name $secs")
+		return 0
 	fi
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
@@ -231,11 +271,72 @@ sparse_build() {
 }
 
 # test_modules SERIES: build codectl.ko and the test modules for SERIES
-# (build-module.sh --consumer) and set ko, consumer and testmod to them.
+# (build-module.sh --consumer) and set ko, consumer and testmod to them;
+# under lockdown ($lock), to copies signed with the test key.
 test_modules() {
 	consumer=$("$top/scripts/build-module.sh" --consumer "$1") || return 1
 	ko=$(dirname "$consumer")/../module/codectl.ko
 	testmod=$(dirname "$consumer")/../testmod/codectl_test.ko
+	[ -z "$lock" ] || sign_modules "$1" "$(dirname "$consumer")/../signed" ko consumer testmod
+}
+
+# sign_modules SERIES DIR VAR...: the modules the variables VAR... name,
+# copied into DIR and signed there with the test key of
+# scripts/distro-kernel.sh by the kernel's scripts/sign-file and hash, as
+# DKMS signs with a machine owner's key; each VAR then names its copy.
+# With SIGN_KEY set (a key and certificate, KEY.key and KEY.crt), with
+# that key instead.
+sign_modules() {
+	local kdir dir=$2 key=${SIGN_KEY:-$cache/distro-keys/test-mok} hash v m
+	kdir=$(readlink -f "$("$top/scripts/kernels.sh" kdir "$1")") || return 1
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kdir/.config")
+	[ -n "$hash" ] && [ -x "$kdir/scripts/sign-file" ] && [ -f "$key.key" ] ||
+		{ echo "not ok - signing for $1: no CONFIG_MODULE_SIG_HASH, $kdir/scripts/sign-file or $key.key"; return 1; }
+	mkdir -p "$dir"
+	shift 2
+	for v in "$@"; do
+		m=$dir/${!v##*/}
+		cp "${!v}" "$m" && "$kdir/scripts/sign-file" "$hash" "$key.key" "$key.crt" "$m" || return 1
+		printf -v "$v" '%s' "$m"
+	done
+}
+
+# lockdown MODE STAGE SERIES: STAGE (vm_stage, tracers_stage) in guests
+# booted with module.sig_enforce=1 lockdown=MODE, its modules signed.
+lockdown() {
+	(
+		lock=$1
+		export CODECTL_VM_APPEND="${CODECTL_VM_APPEND:-} module.sig_enforce=1 lockdown=$1"
+		"$2" "$3"
+	)
+}
+
+# The signing checks under lockdown=integrity (tests/vm/lockdown-signing.sh):
+# codectl.ko signed with the test key, as built, and signed with a key
+# made for the run, which the kernel does not trust.
+signing_stage() {
+	local series=$1 ko signed unsigned other dir
+	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	dir=$(dirname "$ko")/../signing
+	rm -rf "$dir"
+	mkdir -p "$dir/other"
+	openssl req -new -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=codectl untrusted/" \
+		-keyout "$dir/other/key.key" -out "$dir/other/key.crt" 2>/dev/null || return 1
+	signed=$ko other=$ko
+	sign_modules "$series" "$dir/signed" signed || return 1
+	SIGN_KEY=$dir/other/key sign_modules "$series" "$dir/other" other || return 1
+	unsigned=$ko
+	CODECTL_VM_APPEND="${CODECTL_VM_APPEND:-} module.sig_enforce=1 lockdown=integrity" \
+		"$top/scripts/vm-run.sh" -k "$series" -t 600 \
+		-l "$logs/signing-$series.console" \
+		-a "$signed:/signed/codectl.ko" -a "$unsigned:/unsigned/codectl.ko" \
+		-a "$other:/other/codectl.ko" \
+		-a "$top/tests/vm/lockdown-signing.sh:/tests/lockdown-signing.sh" \
+		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
+		-a "$top/tools/codectl:/usr/bin/codectl" \
+		-a "$top/lib/libcodectl.so.1:/lib/libcodectl.so.1" \
+		-- sh /tests/lockdown-signing.sh integrity /signed/codectl.ko \
+		/unsigned/codectl.ko /other/codectl.ko
 }
 
 # The guest suite for one kernel.
@@ -251,7 +352,7 @@ vm_stage() {
 	a+=(-a "$top/tests/sframe/fuzz/hand:/tests/decoder-corpus/hand")
 	a+=(-a "$top/tests/vm/unwind/build:/tests/unwind")
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m $vm_mem \
-		-l "$logs/vm-$series.console" \
+		-l "$logs/vm${lock:+-$lock}-$series.console" \
 		-a "$ko:/codectl.ko" -a "$consumer:/codectl-consumer.ko" \
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/guest-suite.sh:/tests/guest-suite.sh" \
@@ -408,7 +509,7 @@ tracers_stage() {
 		a+=(-A "$("$top/scripts/sid-perf.sh" path "$series"):/sid-perf")
 	fi
 	"$top/scripts/vm-run.sh" -k "$series" -t $((1200 * tmul)) -m 3072 \
-		-l "$logs/tracers-$series.console" -a "$ko:/codectl.ko" \
+		-l "$logs/tracers${lock:+-$lock}-$series.console" -a "$ko:/codectl.ko" \
 		-a "$testmod:/codectl_test.ko" "${a[@]}" \
 		-a "$top/tests/vm/unwind/build:/tests/unwind" \
 		-a "$top/tests/vm/tracers.sh:/tests/tracers.sh" \
@@ -682,6 +783,13 @@ stages_a() {
 		6.1 | 7.2) ;;
 		*) [ $vm_only -eq 1 ] || run_stage "dkms-$s" "$top/scripts/dkms-test.sh" "$s" ;;
 		esac
+		# The kernels that trust the test key: under lockdown too.
+		case $s in
+		fedora | ubuntu)
+			run_stage "vm-integrity-$s" lockdown integrity vm_stage "$s"
+			run_stage "tracers-integrity-$s" lockdown integrity tracers_stage "$s"
+			;;
+		esac
 	done
 }
 
@@ -700,6 +808,13 @@ stages_b() {
 		fi
 		run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
+		case $s in
+		fedora | ubuntu)
+			run_stage "signing-$s" signing_stage "$s"
+			run_stage "vm-confidentiality-$s" lockdown confidentiality vm_stage "$s"
+			run_stage "tracers-confidentiality-$s" lockdown confidentiality tracers_stage "$s"
+			;;
+		esac
 		# Opt-in on stock kernels: CODECTL_STAGES=daemonfuzz.
 		case " ${CODECTL_STAGES:-} " in
 		*" daemonfuzz "*)

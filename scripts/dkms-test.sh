@@ -35,6 +35,13 @@
 # guest, so the node's mode is the one the module gives it (devtmpfs), the
 # udev rule only being installed; systemd-modules-load is a loop of modprobe.
 #
+# A kernel that trusts the test key of scripts/distro-kernel.sh (fedora,
+# ubuntu: SYSTEM_TRUSTED_KEYS is its certificate) gets the module signed
+# as on a machine with Secure Boot: dkms signs it with that key, given as
+# the machine owner's key (framework.conf's sign_file, the kernel's
+# scripts/sign-file, mok_signing_key, mok_certificate); step 2 checks the
+# signer, and the guest of step 5 boots with module.sig_enforce=1.
+#
 # An arm64 kernel (SERIES-arm64): steps 1 and 2 run in the guest, as on an
 # arm64 machine: its root (scripts/stage-arm64-dkms.sh, vm-run.sh -R) has
 # Debian's arm64 gcc, make, kmod and dkms and the kernel's headers
@@ -58,6 +65,9 @@ sdir=$(readlink -f "$cache/kernels/$series")
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 arm64=0
 [[ $series != *-arm64 ]] || arm64=1
+mok=$cache/distro-keys/test-mok
+sign=0
+! grep -qxF "CONFIG_SYSTEM_TRUSTED_KEYS=\"$mok.crt\"" "$kdir/.config" 2>/dev/null || sign=1
 
 passed=0 failed=0
 . "$top/scripts/lib.sh"
@@ -99,6 +109,11 @@ mkdir -p "$src" "$tmp/tree" "$tmp/inst/$kver" "$tmp/etc" "$tmp/var"
 # and /var/lib/dkms replaced by $tmp/etc and $tmp/var.
 if [ "$where" = host ]; then
 	cp -a /etc/dkms/. "$tmp/etc/"
+	[ $sign -eq 0 ] || cat >>"$tmp/etc/framework.conf" <<-EOF
+	sign_file="$kdir/scripts/sign-file"
+	mok_signing_key="$mok.key"
+	mok_certificate="$cache/distro-keys/test-mok.der"
+	EOF
 	state_dirs=(/var/lib/dkms /etc/dkms)
 	in_ns() {
 		# shellcheck disable=SC2016
@@ -181,6 +196,15 @@ else
 fi
 # shellcheck disable=SC2046 # parameter names have no blanks
 check_params $(modinfo -F parm "$installed" | cut -d: -f1)
+if [ $sign -eq 1 ]; then
+	signer=$(modinfo -F signer "$installed" 2>/dev/null)
+	want=$(openssl x509 -in "$mok.crt" -noout -subject -nameopt multiline | sed -n 's/^ *commonName *= //p')
+	if [ -n "$signer" ] && [ "$signer" = "$want" ]; then
+		ok "dkms signed the module with the test key (signer: $signer)"
+	else
+		notok "the module's signer is '$signer', not the test key's '$want'"
+	fi
+fi
 else
 	# arm64: in the guest (step 5); the source is what it gets.
 	if [ ! -e "$src/tests" ] && ! grep -rqs CODECTL_TEST_IOC "$src"; then
@@ -325,6 +349,9 @@ desc="the test module (codectl_test) neither built nor installed"
 t sh -c '! find /var/lib/dkms /lib/modules -name "codectl_test.ko*" | grep -q .'
 modinfo -F parm codectl | cut -d: -f1 | sed 's/^/PARM /'
 GUEST
+[ $sign -eq 0 ] || cat <<'GUEST'
+desc="module signatures enforced (module.sig_enforce=1)"; t grep -qx Y /sys/module/module/parameters/sig_enforce
+GUEST
 cat <<'GUEST'
 desc="modinfo finds codectl at $file"; t sh -c "case '$file' in /lib/modules/$kver/updates/dkms/codectl.ko*) true;; *) false;; esac"
 # systemd-modules-load: modprobe each module named in modules-load.d.
@@ -381,6 +408,8 @@ else
 	    -a "$src:/usr/src/codectl-$version"
 	    -a "$a64/codectl-abi-test:/tests/codectl-abi-test")
 fi
+# Signed: loaded as under Secure Boot, signatures enforced.
+[ $sign -eq 0 ] || export CODECTL_VM_APPEND="${CODECTL_VM_APPEND:-} module.sig_enforce=1"
 "$top/scripts/vm-run.sh" -k "$series" "${vm[@]}" \
 	-a "$sysroot/etc/modprobe.d:/etc/modprobe.d" \
 	-a "$sysroot/etc/modules-load.d:/etc/modules-load.d" \

@@ -27,7 +27,9 @@
 #
 # debug-6.12 is not downloaded: scripts/debug-kernel.sh builds it from
 # Debian's 6.12 source in the same layout (`fetch debug-6.12` runs it);
-# every other command treats it as a series.
+# every other command treats it as a series.  So are fedora and ubuntu,
+# Debian's 7.2 and 6.12 sources built with Fedora's and Ubuntu's
+# configurations by scripts/distro-kernel.sh.
 #
 # A series is resolved to the newest linux-image-amd64 / linux-headers-amd64
 # meta package version found in its archives (`apt-cache madison`); a
@@ -92,10 +94,12 @@ DEFAULT_SERIES=(6.1 6.12 7.2)
 COMPILE_SERIES=(5.10 7.3 6.12-rt 7.3-rt 7.3-arm64)
 
 # Series built here from Debian's source rather than downloaded, each with
-# the script that builds it into the same layout (not part of "all", and not
-# fetched: `fetch` runs that script).
+# the command that builds it into the same layout (not part of "all", and
+# not fetched: `fetch` runs that command).
 LOCAL_SERIES=(
-	"debug-6.12 scripts/debug-kernel.sh"
+	"debug-6.12 scripts/debug-kernel.sh build"
+	"fedora scripts/distro-kernel.sh build fedora"
+	"ubuntu scripts/distro-kernel.sh build ubuntu"
 )
 
 # Bump when the cache layout below changes: stamps then no longer match and
@@ -138,13 +142,13 @@ series_names() {
 	done
 }
 
-# local_builder: the script that builds $series, if it is a local series.
+# local_builder: the command that builds $series, if it is a local series.
 local_builder() {
 	local line words
 	for line in "${LOCAL_SERIES[@]}"; do
 		read -r -a words <<<"$line"
 		if [ "${words[0]}" = "$series" ]; then
-			echo "${words[1]}"
+			echo "${words[*]:1}"
 			return 0
 		fi
 	done
@@ -397,7 +401,7 @@ need_fetched() {
 	local builder
 	if builder=$(local_builder); then
 		[ -f "$CACHE/kernels/$series/stamp" ] && complete ||
-			die "series $series not built: run $builder build"
+			die "series $series not built: run $builder"
 		return 0
 	fi
 	series_suites >/dev/null # validates the name
@@ -439,7 +443,8 @@ fetch)
 	flock 9
 	if builder=$(local_builder); then
 		flock -u 9
-		exec "$repo/$builder" build
+		read -r -a builder <<<"$builder"
+		exec "$repo/${builder[0]}" "${builder[@]:1}"
 	elif [ "$series" = all ]; then
 		for series in $(series_names); do fetch_series; done
 	elif [ "$series" = compile ]; then

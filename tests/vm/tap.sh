@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # TAP helpers of the guest-side scripts (guest-suite.sh, rmmod-sleepers.sh,
-# tracers.sh, ondemand.sh, runtimes.sh, daemon-fuzz.sh), for busybox sh; scripts/check.sh ships this file beside
+# tracers.sh, ondemand.sh, runtimes.sh, daemon-fuzz.sh, lockdown-signing.sh),
+# for busybox sh; scripts/check.sh ships this file beside
 # them as /tests/tap.sh, and they source it from their own directory.
 #   ok NAME                      "ok N - NAME"
 #   not_ok NAME WHY              "not ok N - NAME: WHY"
