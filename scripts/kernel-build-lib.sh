@@ -78,7 +78,7 @@ GUEST_TRIM=(
 stock_version() {
 	local stamp=$CACHE/kernels/$1/stamp
 	[ -f "$stamp" ] || "$repo/scripts/kernels.sh" fetch "$1" >&2
-	grep -o 'linux-image-amd64=[^ ]*' "$stamp" | cut -d= -f2
+	grep -oE 'linux-image-(rt-)?amd64=[^ ]*' "$stamp" | cut -d= -f2
 }
 
 need_tools() {
