@@ -13,7 +13,7 @@
 #
 #   stock_version BASE      Debian's source version of the stock series
 #                           BASE, read from its stamp (fetching it first)
-#   need_tools              flex, bison, bc, dpkg-source, curl,
+#   need_tools              flex, bison, bc, gawk (Ubuntu's BUILTIN_MODULE_RANGES), dpkg-source, curl,
 #                           libssl-dev, libelf-dev (installed as root,
 #                           else die)
 #   source_version BASE     the version of Debian's source to build for
@@ -83,15 +83,15 @@ stock_version() {
 
 need_tools() {
 	local t missing=()
-	for t in flex bison bc dpkg-source curl; do
+	for t in flex bison bc gawk dpkg-source curl; do
 		command -v "$t" >/dev/null || missing+=("$t")
 	done
 	[ -e /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 	[ -e /usr/include/gelf.h ] || missing+=(libelf-dev)
 	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc dpkg-dev curl libssl-dev libelf-dev"
+	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc gawk dpkg-dev curl libssl-dev libelf-dev"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		flex bison bc dpkg-dev curl libssl-dev libelf-dev
+		flex bison bc gawk dpkg-dev curl libssl-dev libelf-dev
 }
 
 # need_deb_src VERSION: the deb-src entry, unless apt knows the source of
