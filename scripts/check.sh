@@ -938,7 +938,9 @@ elif [ $debug -eq 0 ]; then
 fi
 
 
-# The summary, also kept as $logs/summary.log: scripts/test-times.sh makes
+# The summary, also kept as $logs/summary.log and, for
+# scripts/compat-figures.sh (docs/compatibility.md's tables: each stage's
+# latest run), as $logs/summary-DATE.log: scripts/test-times.sh makes
 # docs/testing.md's table of stage times from its "time STAGE SECONDS"
 # lines.
 echo
@@ -956,4 +958,5 @@ echo
 		echo "total: $total_p passed, $total_f failed"
 	fi
 } | tee "$logs/summary.log"
+cp "$logs/summary.log" "$logs/summary-$(date -u -d "@$start" +%Y%m%dT%H%M%SZ).log"
 [ "$total_f" -eq 0 ]
