@@ -142,23 +142,7 @@ build | config)
 	ver=$(stock_version "$BASE")
 	[ -n "$ver" ] || die "no version in $CACHE/kernels/$BASE/stamp"
 	want="layout=$LAYOUT linux=$ver $(printf '%q ' "${DEBUG_OPTIONS[@]}" "${TRIM[@]}")"
-	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
-		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
-		figures
-		exit 0
-	fi
-	need_tools
-	fetch_source "$ver"
-	obj=$work/obj
-	configure
-	say "config written: $obj/.config"
-	[ "$cmd" = build ] || exit 0
-	build_kernel
-	install_series
-	write_figures "linux $ver (Debian, bookworm-backports)"
-	echo "$want" >"$final/stamp"
-	say "$SERIES installed in $final"
-	figures
+	build_series "$cmd" "$ver" "$want" "linux $ver (Debian, bookworm-backports)"
 	;;
 status)
 	[ -f "$final/stamp" ] || die "$SERIES not built: scripts/debug-kernel.sh build $SERIES"

@@ -43,6 +43,14 @@
 #                           source came from), the release, build time
 #                           and sizes
 #   figures                 print $final/build-figures
+#   build_series CMD VER WANT SOURCE
+#                           the rest of `build` or `config` once the stamp
+#                           WANT is known: nothing if $final/stamp is WANT
+#                           (build), else fetch linux VER's source and
+#                           write the .config (the caller's configure());
+#                           for build, compile, install (then the caller's
+#                           post_install, if it has one), write the
+#                           figures (SOURCE) and the stamp
 # and GUEST_TRIM, the options of what the guests do without (below).
 #
 # The layout installed (as scripts/kernels.sh's stock series):
@@ -244,4 +252,26 @@ write_figures() {
 		echo "headers tree: $(du -sh "$final/root/usr/src" | cut -f1)"
 		echo "object tree: $(du -sh "$obj" | cut -f1), source: $(du -sh "$srcdir" | cut -f1)"
 	} >"$final/build-figures"
+}
+
+build_series() {
+	local cmd=$1 ver=$2 want=$3 source=$4
+	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
+		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
+		figures
+		return 0
+	fi
+	need_tools
+	fetch_source "$ver"
+	obj=$work/obj
+	configure
+	say "config written: $obj/.config"
+	[ "$cmd" = build ] || return 0
+	build_kernel
+	install_series
+	! declare -F post_install >/dev/null || post_install
+	write_figures "$source"
+	echo "$want" >"$final/stamp"
+	say "$SERIES installed in $final"
+	figures
 }
