@@ -27,6 +27,7 @@ cache=${CODECTL_CACHE:-$top/.cache}
 doc=${1:-$top/docs/compatibility.md}
 
 # STAGE DATE COMMIT PASSED FAILED, the latest run of each stage.
+# shellcheck disable=SC2016 # awk's program
 latest=$(find "$cache/logs" -name 'summary*.log' -print0 2>/dev/null |
 	xargs -0 -r awk '
 		FNR == 1 { n = 0; when = ""; commit = "" }
@@ -46,6 +47,7 @@ cell() {
 		echo -n "-"
 		return
 	fi
+	# shellcheck disable=SC2086 # its five words
 	set -- $line
 	if [ "$5" -gt 0 ]; then
 		echo -n "**$4/$5** $3"
