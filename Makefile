@@ -24,8 +24,10 @@
 #                         7.3-arm64 (scripts/kernels.sh list compile;
 #                         the longer target, not in CI)
 #   make check-debug      the guest suite and tracer tests on Debian's 6.12
-#                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak
-#                         (scripts/debug-kernel.sh builds it first if it is
+#                         built with lockdep, KASAN, KFENCE, UBSAN, kmemleak,
+#                         and on its PREEMPT_RT flavour built so with
+#                         PROVE_RAW_LOCK_NESTING (debug-6.12, debug-6.12-rt;
+#                         scripts/debug-kernel.sh builds each first if it is
 #                         not cached; long, not part of check, see README)
 #   make check-distros    every stage on Fedora's and Ubuntu's configurations
 #                         built from Debian's source (scripts/distro-kernel.sh

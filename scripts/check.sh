@@ -66,8 +66,10 @@
 #   scripts/check.sh --debug           ("make check-debug", not in "make check")
 #   scripts/check.sh --distros         ("make check-distros", not in "make check")
 #
-# --debug: the debug kernel (scripts/debug-kernel.sh builds it first if it
-# is not cached; long, see README), then on it build-debug-6.12,
+# --debug [debug-6.12 | debug-6.12-rt]: the debug kernels, both unless one
+# is named (scripts/debug-kernel.sh builds each first if it is not cached;
+# long, see README; debug-6.12-rt is the PREEMPT_RT one, with
+# PROVE_RAW_LOCK_NESTING), then on each build-debug-6.12,
 # checkers-debug-6.12 (each checker's canary must be caught),
 # vm-debug-6.12 (the guest suite, with the safety tests: codectl-abi-test's
 # bounds_* and query_pid_* tests, rmmod-sleepers.sh), tracers-debug-6.12,
@@ -145,9 +147,14 @@ if [ "${1:-}" = --vm-only ]; then
 elif [ "${1:-}" = --debug ]; then
 	debug=1 tmul=4 vm_mem=2048
 	shift
-	[ $# -eq 0 ] || { echo "check: --debug takes no series" >&2; exit 2; }
-	"$top/scripts/debug-kernel.sh" build || { echo "check: building the debug kernel failed"; exit 1; }
-	set -- debug-6.12
+	[ $# -gt 0 ] || set -- debug-6.12 debug-6.12-rt
+	for s in "$@"; do
+		case $s in
+		debug-6.12 | debug-6.12-rt) ;;
+		*) echo "check: --debug takes debug-6.12, debug-6.12-rt" >&2; exit 2 ;;
+		esac
+		"$top/scripts/debug-kernel.sh" build "$s" || { echo "check: building the debug kernel $s failed"; exit 1; }
+	done
 elif [ "${1:-}" = --distros ]; then
 	shift
 	[ $# -eq 0 ] || { echo "check: --distros takes no series" >&2; exit 2; }
@@ -931,7 +938,9 @@ elif [ $debug -eq 0 ]; then
 fi
 
 
-# The summary, also kept as $logs/summary.log: scripts/test-times.sh makes
+# The summary, also kept as $logs/summary.log and, for
+# scripts/compat-figures.sh (docs/compatibility.md's tables: each stage's
+# latest run), as $logs/summary-DATE.log: scripts/test-times.sh makes
 # docs/testing.md's table of stage times from its "time STAGE SECONDS"
 # lines.
 echo
@@ -949,4 +958,5 @@ echo
 		echo "total: $total_p passed, $total_f failed"
 	fi
 } | tee "$logs/summary.log"
+cp "$logs/summary.log" "$logs/summary-$(date -u -d "@$start" +%Y%m%dT%H%M%SZ).log"
 [ "$total_f" -eq 0 ]

@@ -8,11 +8,20 @@
 # scripts/kernels.sh, so that `scripts/vm-run.sh -k debug-6.12` boots it and
 # `scripts/build-module.sh debug-6.12` builds codectl against it.
 #
-#   scripts/debug-kernel.sh build     fetch, configure, build, install
-#                                     (idempotent: nothing to do if the
-#                                     stamp matches)
-#   scripts/debug-kernel.sh config    fetch and write the .config only
-#   scripts/debug-kernel.sh status    print the stamp and build figures
+#   scripts/debug-kernel.sh build [SERIES]   fetch, configure, build,
+#                                     install (idempotent: nothing to do if
+#                                     the stamp matches)
+#   scripts/debug-kernel.sh config [SERIES]  fetch and write the .config only
+#   scripts/debug-kernel.sh status [SERIES]  print the stamp and build figures
+#
+# SERIES (default debug-6.12):
+#   debug-6.12     Debian's 6.12 amd64 configuration and the checkers
+#   debug-6.12-rt  Debian's 6.12 rt-amd64 configuration (PREEMPT_RT), the
+#                  same checkers and PROVE_RAW_LOCK_NESTING: lockdep then
+#                  reports a lock that sleeps on PREEMPT_RT (spinlock_t,
+#                  a sleeping lock there) taken under a raw one, or in
+#                  hard interrupt or NMI context; DEBUG_ATOMIC_SLEEP
+#                  reports a sleep where preemption is off (issue 39)
 #
 # Source: `apt-get source linux=VERSION` from bookworm-backports, VERSION
 # being the one of the stock 6.12 series (scripts/kernels.sh fetch 6.12, its
@@ -37,9 +46,24 @@
 # and sizes).  CACHE is <repo>/.cache unless CODECTL_CACHE is set.
 set -euo pipefail
 
-SERIES=debug-6.12
-BASE=6.12 # the stock series whose source and config are used
-LOCALVERSION=-codectl-debug
+cmd=${1:-build}
+SERIES=${2:-debug-6.12}
+# BASE: the stock series whose source and config are used.
+case $SERIES in
+debug-6.12)
+	BASE=6.12 LOCALVERSION=-codectl-debug RT_OPTIONS=()
+	LOCK_DEBUG=(-e DEBUG_MUTEXES -e DEBUG_RWSEMS)
+	;;
+debug-6.12-rt)
+	# On PREEMPT_RT mutexes and rwsems are rtmutexes: their checks
+	# are DEBUG_RT_MUTEXES' (DEBUG_MUTEXES and DEBUG_RWSEMS depend on
+	# !PREEMPT_RT).
+	BASE=6.12-rt LOCALVERSION=-codectl-debug-rt
+	RT_OPTIONS=(-e PREEMPT_RT -e PROVE_RAW_LOCK_NESTING)
+	LOCK_DEBUG=(-e DEBUG_RT_MUTEXES)
+	;;
+*) echo "debug-kernel.sh: no debug series $SERIES (debug-6.12, debug-6.12-rt)" >&2; exit 2 ;;
+esac
 JOBS=${JOBS:-2}
 NICE=10
 
@@ -52,8 +76,8 @@ LAYOUT=1
 DEBUG_OPTIONS=(
 	# the checkers
 	-e DEBUG_KERNEL -e PROVE_LOCKING -e PROVE_RCU -e DEBUG_ATOMIC_SLEEP
-	-e DEBUG_LOCK_ALLOC -e DEBUG_SPINLOCK -e DEBUG_MUTEXES
-	-e DEBUG_RWSEMS -e DEBUG_WW_MUTEX_SLOWPATH
+	-e DEBUG_LOCK_ALLOC -e DEBUG_SPINLOCK "${LOCK_DEBUG[@]}"
+	-e DEBUG_WW_MUTEX_SLOWPATH
 	-e KASAN -e KASAN_GENERIC -e KASAN_INLINE -e KASAN_VMALLOC
 	-e KFENCE --set-val KFENCE_SAMPLE_INTERVAL 100
 	-e UBSAN -e UBSAN_BOUNDS -e UBSAN_SHIFT -e UBSAN_BOOL -e UBSAN_ENUM
@@ -76,6 +100,7 @@ DEBUG_OPTIONS=(
 	--set-str MODULE_SIG_KEY ''
 	--set-str LOCALVERSION "$LOCALVERSION" -d LOCALVERSION_AUTO
 	--set-str BUILD_SALT ''
+	"${RT_OPTIONS[@]}"
 )
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -109,7 +134,6 @@ configure() {
 	[ -z "$kept" ] || say "config: kept (selected by others): ${kept//$'\n'/ }"
 }
 
-cmd=${1:-build}
 case $cmd in
 build | config)
 	mkdir -p "$CACHE/kernels" "$work"
@@ -118,26 +142,10 @@ build | config)
 	ver=$(stock_version "$BASE")
 	[ -n "$ver" ] || die "no version in $CACHE/kernels/$BASE/stamp"
 	want="layout=$LAYOUT linux=$ver $(printf '%q ' "${DEBUG_OPTIONS[@]}" "${TRIM[@]}")"
-	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
-		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
-		figures
-		exit 0
-	fi
-	need_tools
-	fetch_source "$ver"
-	obj=$work/obj
-	configure
-	say "config written: $obj/.config"
-	[ "$cmd" = build ] || exit 0
-	build_kernel
-	install_series
-	write_figures "linux $ver (Debian, bookworm-backports)"
-	echo "$want" >"$final/stamp"
-	say "$SERIES installed in $final"
-	figures
+	build_series "$cmd" "$ver" "$want" "linux $ver (Debian, bookworm-backports)"
 	;;
 status)
-	[ -f "$final/stamp" ] || die "$SERIES not built: scripts/debug-kernel.sh build"
+	[ -f "$final/stamp" ] || die "$SERIES not built: scripts/debug-kernel.sh build $SERIES"
 	cat "$final/kver"
 	figures
 	;;

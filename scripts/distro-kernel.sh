@@ -287,6 +287,12 @@ show_config() {
 }
 
 cmd=${1:-}
+# After install_series (build_series): the distribution's configuration
+# file and what olddefconfig changed in it, kept with the series.
+post_install() {
+	cp "$work/config-distro" "$work/config-diff" "$final/"
+}
+
 case $cmd in
 build | config)
 	distro "${2:-}"
@@ -301,24 +307,7 @@ build | config)
 	options
 	ver=$(source_version "$base")
 	want="layout=$LAYOUT linux=$ver config=$config_sha cert=$(sha256sum <"$cert" | cut -d' ' -f1) $(printf '%q ' "${OPTIONS[@]}" "${TRIM[@]}")"
-	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
-		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
-		figures
-		exit 0
-	fi
-	need_tools
-	fetch_source "$ver"
-	obj=$work/obj
-	configure
-	say "config written: $obj/.config"
-	[ "$cmd" = build ] || exit 0
-	build_kernel
-	install_series
-	cp "$work/config-distro" "$work/config-diff" "$final/"
-	write_figures "linux $ver (Debian), $config_name ($origin)"
-	echo "$want" >"$final/stamp"
-	say "$SERIES installed in $final"
-	figures
+	build_series "$cmd" "$ver" "$want" "linux $ver (Debian), $config_name ($origin)"
 	;;
 status)
 	for d in ${2:-fedora ubuntu}; do

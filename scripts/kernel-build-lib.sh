@@ -13,7 +13,7 @@
 #
 #   stock_version BASE      Debian's source version of the stock series
 #                           BASE, read from its stamp (fetching it first)
-#   need_tools              flex, bison, bc, dpkg-source, curl,
+#   need_tools              flex, bison, bc, gawk (Ubuntu's BUILTIN_MODULE_RANGES), dpkg-source, curl,
 #                           libssl-dev, libelf-dev (installed as root,
 #                           else die)
 #   source_version BASE     the version of Debian's source to build for
@@ -43,6 +43,14 @@
 #                           source came from), the release, build time
 #                           and sizes
 #   figures                 print $final/build-figures
+#   build_series CMD VER WANT SOURCE
+#                           the rest of `build` or `config` once the stamp
+#                           WANT is known: nothing if $final/stamp is WANT
+#                           (build), else fetch linux VER's source and
+#                           write the .config (the caller's configure());
+#                           for build, compile, install (then the caller's
+#                           post_install, if it has one), write the
+#                           figures (SOURCE) and the stamp
 # and GUEST_TRIM, the options of what the guests do without (below).
 #
 # The layout installed (as scripts/kernels.sh's stock series):
@@ -78,20 +86,20 @@ GUEST_TRIM=(
 stock_version() {
 	local stamp=$CACHE/kernels/$1/stamp
 	[ -f "$stamp" ] || "$repo/scripts/kernels.sh" fetch "$1" >&2
-	grep -o 'linux-image-amd64=[^ ]*' "$stamp" | cut -d= -f2
+	grep -oE 'linux-image-(rt-)?amd64=[^ ]*' "$stamp" | cut -d= -f2
 }
 
 need_tools() {
 	local t missing=()
-	for t in flex bison bc dpkg-source curl; do
+	for t in flex bison bc gawk dpkg-source curl; do
 		command -v "$t" >/dev/null || missing+=("$t")
 	done
 	[ -e /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 	[ -e /usr/include/gelf.h ] || missing+=(libelf-dev)
 	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc dpkg-dev curl libssl-dev libelf-dev"
+	[ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install flex bison bc gawk dpkg-dev curl libssl-dev libelf-dev"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		flex bison bc dpkg-dev curl libssl-dev libelf-dev
+		flex bison bc gawk dpkg-dev curl libssl-dev libelf-dev
 }
 
 # need_deb_src VERSION: the deb-src entry, unless apt knows the source of
@@ -244,4 +252,26 @@ write_figures() {
 		echo "headers tree: $(du -sh "$final/root/usr/src" | cut -f1)"
 		echo "object tree: $(du -sh "$obj" | cut -f1), source: $(du -sh "$srcdir" | cut -f1)"
 	} >"$final/build-figures"
+}
+
+build_series() {
+	local cmd=$1 ver=$2 want=$3 source=$4
+	if [ "$cmd" = build ] && [ -f "$final/stamp" ] && [ "$(cat "$final/stamp")" = "$want" ]; then
+		say "$SERIES up to date (linux $ver, $(cat "$final/kver"))"
+		figures
+		return 0
+	fi
+	need_tools
+	fetch_source "$ver"
+	obj=$work/obj
+	configure
+	say "config written: $obj/.config"
+	[ "$cmd" = build ] || return 0
+	build_kernel
+	install_series
+	! declare -F post_install >/dev/null || post_install
+	write_figures "$source"
+	echo "$want" >"$final/stamp"
+	say "$SERIES installed in $final"
+	figures
 }

@@ -98,6 +98,7 @@ COMPILE_SERIES=(5.10 7.3 6.12-rt 7.3-rt 7.3-arm64)
 # not fetched: `fetch` runs that command).
 LOCAL_SERIES=(
 	"debug-6.12 scripts/debug-kernel.sh build"
+	"debug-6.12-rt scripts/debug-kernel.sh build debug-6.12-rt"
 	"fedora scripts/distro-kernel.sh build fedora"
 	"ubuntu scripts/distro-kernel.sh build ubuntu"
 )
