@@ -371,6 +371,10 @@ set +e
 # patches its own text), so it is booted again, at most twice, and said so.
 [ -z "$logfile" ] || : >"$logfile"
 for attempt in 1 2 3; do
+	# The console holds this attempt's output alone (tee's -a, for
+	# LOGFILE, appends to every file it names): a retried boot's panic
+	# is in LOGFILE, not in the verdict.
+	: >"$console"
 	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 |
 		sed -u 's/\r$//' | tee -p "$console" ${logfile:+-a "$logfile"}
 	qemu_rc=${PIPESTATUS[0]}
