@@ -108,13 +108,15 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 	struct entry_hdr hdr;
 	char path[4200];
 	void *sec;
-	double t0;
+	double t0, t_digest, t_import;
 	int r, tries, err;
 
+	t_digest = now_ms();
 	if (file_sha256(fd, st->st_size, -1, md)) {
 		say("cannot read %s: %s", name, strerror(errno));
 		return V_GONE;
 	}
+	t_digest = now_ms() - t_digest;
 	entry_path(md, path, sizeof(path));
 	for (tries = 0; tries < 2; tries++) {
 		r = entry_read(path, md, st->st_size, &hdr, &sec);
@@ -159,11 +161,15 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 			d.no_cfi++;
 			return V_NO_CFI;
 		}
+		t_import = now_ms();
 		r = codectl_import_sframe(fd, sec, hdr.size, hdr.vaddr);
 		err = errno;
+		t_import = now_ms() - t_import;
 		free(sec);
 		if (!r) {
-			say("imported %s (%" PRIu64 " bytes)", name, hdr.size);
+			say("imported %s (%" PRIu64 " bytes; its digest %.0f ms, "
+			    "the import %.0f ms)", name, hdr.size, t_digest,
+			    t_import);
 			d.imported++;
 			return V_IMPORTED;
 		}
@@ -205,6 +211,9 @@ static void handle(const struct codectl_demand *r, int queued,
 
 	d.queued += queued;
 	snprintf(name, sizeof(name), "%s", r->path[0] ? r->path : "?");
+	if (d.log_times)
+		say("serving %s (pid %u, %s)", name, r->pid,
+		    queued ? "queued" : "found");
 	fd = open_queued(r, &st);
 	if (fd < 0) {
 		/* Replaced or gone: its successor is queued when met. */
@@ -388,6 +397,8 @@ static int parse_args(int argc, char **argv)
 			d.prime_share = strtoul(argv[++i], NULL, 0);
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime-paths"))
 			d.prime_paths = argv[++i];
+		else if (!strcmp(argv[i], "--log-times"))
+			d.log_times = 1;
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime"))
 			return i + 1;
 		else
@@ -432,7 +443,7 @@ int cmd_daemon(int argc, char **argv)
 	primed = parse_args(argc, argv);
 	if (primed < 0) {
 		fputs("usage: codectl daemon [--cache DIR] [--cache-max BYTES] "
-		      "[--state FILE]\n"
+		      "[--state FILE] [--log-times]\n"
 		      "                      [--prime-share PERCENT] "
 		      "[--prime-paths DIR:...]\n"
 		      "       codectl daemon [--cache DIR] --prime PATH...\n"

@@ -85,6 +85,7 @@ struct daemon {
 	double last_rescan;		/* now_ms() of the last */
 	double synth_ms;
 	unsigned int prime_share;	/* --prime-share: percent, 0 off */
+	int log_times;			/* --log-times: CLOCK_MONOTONIC stamps */
 	const char *prime_paths;	/* --prime-paths, or NULL */
 	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
 	unsigned int nfailed;
