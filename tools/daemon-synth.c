@@ -78,6 +78,7 @@ static void synth_child(int fd, int out, uint64_t file_size)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	index_close();		/* nobody's to write */
 	if (geteuid() == 0 &&
 	    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
 		_exit(EPERM);

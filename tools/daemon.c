@@ -15,7 +15,9 @@
  *     (any mount namespace), else the path discovery saw, and checks it
  *     against the identity queued (device, inode, size, mtime): a file
  *     replaced meanwhile is left alone (its successor is queued when met);
- *  2. looks in the cache (daemon-cache.c);
+ *  2. looks in the cache (daemon-cache.c) under its content's SHA-256,
+ *     which the index gives without reading the file for a system file
+ *     already hashed (daemon-index.c);
  *  3. else synthesises in a child process (daemon-synth.c) into it;
  *  4. imports the entry's section (codectl_import_sframe()); the module
  *     checks it against the file once more.
@@ -108,18 +110,35 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 	struct entry_hdr hdr;
 	char path[4200];
 	void *sec;
-	double t0, t_digest, t_import;
-	int r, tries, err;
+	double t0, t_digest, t_entry, t_import;
+	int r, tries, err, indexed;
 
 	t_digest = now_ms();
-	if (file_sha256(fd, st->st_size, -1, md)) {
+	indexed = file_digest(fd, st, md, 1);
+	if (indexed < 0) {
 		say("cannot read %s: %s", name, strerror(errno));
 		return V_GONE;
 	}
 	t_digest = now_ms() - t_digest;
 	entry_path(md, path, sizeof(path));
 	for (tries = 0; tries < 2; tries++) {
+		t_entry = now_ms();
 		r = entry_read(path, md, st->st_size, &hdr, &sec);
+		t_entry = now_ms() - t_entry;
+		if (r && indexed) {
+			/*
+			 * The index named an entry no longer there (trimmed)
+			 * or bad: the file read and hashed after all.
+			 */
+			indexed = file_digest(fd, st, md, 0);
+			if (indexed < 0) {
+				say("cannot read %s: %s", name,
+				    strerror(errno));
+				return V_GONE;
+			}
+			entry_path(md, path, sizeof(path));
+			r = entry_read(path, md, st->st_size, &hdr, &sec);
+		}
 		if (r) {
 			t0 = now_ms();
 			err = synth_entry(fd, md, path, st->st_size, name);
@@ -167,9 +186,10 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 		t_import = now_ms() - t_import;
 		free(sec);
 		if (!r) {
-			say("imported %s (%" PRIu64 " bytes; its digest %.0f ms, "
-			    "the import %.0f ms)", name, hdr.size, t_digest,
-			    t_import);
+			say("imported %s (%" PRIu64 " bytes; its digest %s%.0f "
+			    "ms, the entry %.0f ms, the import %.0f ms)", name,
+			    hdr.size, indexed ? "by the index " : "", t_digest,
+			    t_entry, t_import);
 			d.imported++;
 			return V_IMPORTED;
 		}
@@ -460,6 +480,7 @@ int cmd_daemon(int argc, char **argv)
 	if (!d.seen)
 		return 1;
 	mkdirs(d.cache);
+	index_open(NULL, 0);
 	if (primed)
 		return prime(argc - primed, argv + primed);
 	snprintf(dir, sizeof(dir), "%s", d.state);

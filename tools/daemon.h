@@ -4,8 +4,9 @@
  * reader and main loop) over daemon-prime.c (--prime), daemon-rescan.c
  * (every process's mappings), daemon-shares.c (whom objects are charged
  * to, the order they are served in), daemon-synth.c (synthesis in a
- * child) and daemon-cache.c (the cache), all over daemon-state.c (the
- * state, the log, the files handled this run).
+ * child), daemon-index.c (system files' digests by their identity) and
+ * daemon-cache.c (the cache), all over daemon-state.c (the state, the
+ * log, the files handled this run).
  */
 #ifndef CODECTL_TOOLS_DAEMON_H
 #define CODECTL_TOOLS_DAEMON_H
@@ -117,6 +118,15 @@ void cache_clean(void);
 void cache_trim(void);
 uint64_t cache_bytes(void);
 int hash_files(int argc, char **argv);
+
+/* daemon-index.c */
+void index_open(const char *const *paths, unsigned int n);
+void index_close(void);
+int index_get(int fd, const struct stat *st, unsigned char *md);
+void index_put(int fd, const struct stat *st, const struct timespec *began,
+	       const unsigned char *md);
+int file_digest(int fd, const struct stat *st, unsigned char *md,
+		int use_index);
 
 /* daemon-synth.c */
 int synth_entry(int fd, const unsigned char *md, const char *path,
