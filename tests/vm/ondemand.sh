@@ -225,7 +225,7 @@ covered() {
 	echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) if ($i >= 90) { printf "%.1f\n", (i - 1) / 2; exit } print "never" }'
 }
 
-# timeline DATA COMM EXE LOG: a FIGURE of where COMM's cut samples fall
+# timeline DATA COMM EXE LOG MODE: a FIGURE of where COMM's cut samples fall
 # against the daemon's log (--log-times, perf record -k mono): the times,
 # from its first sample, of the daemon's serving and import of EXE, of its
 # last import of a file under /usr (the program's other objects), of the
@@ -240,7 +240,8 @@ timeline() {
 	} END { print (serve == "" ? "-" : serve), (imp == "" ? "-" : imp), (last == "" ? "-" : last) }' \
 		exe="$3" "$4" >"$tmp/timeline.log"
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
-	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" -v marks="$(cat "$tmp/timeline.log")" '
+	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" -v mode="$5" \
+		-v marks="$(cat "$tmp/timeline.log")" '
 	function hex(s,   i, v) {
 		v = 0
 		s = tolower(s)
@@ -282,8 +283,8 @@ timeline() {
 	{ n++; prevd = lastd; lastd = $NF; lastip = $1 }
 	END {
 		flush()
-		printf "FIGURE timeline %s first_sample %s serving_s %s imported_s %s last_import_s %s first_complete_s %s cut_before_import %d cut_before_last_import %d cut_after %d\n",
-			comm, t0, rel(m[1]), rel(m[2]), rel(m[3]), rel(t1 == "" ? "-" : t1), before, between, after
+		printf "FIGURE timeline %s %s first_sample %s serving_s %s imported_s %s last_import_s %s first_complete_s %s cut_before_import %d cut_before_last_import %d cut_after %d\n",
+			mode, comm, t0, rel(m[1]), rel(m[2]), rel(m[3]), rel(t1 == "" ? "-" : t1), before, between, after
 	}'
 }
 
@@ -639,7 +640,7 @@ daemon_pid=$!
 sleep 1
 measure python3 first-look -g -k monotonic
 covered_after=$(covered "$curve")
-timeline "$tmp/python3-first-look.data" python3.11 /usr/bin/python3.11 "$log"
+timeline "$tmp/python3-first-look.data" python3.11 /usr/bin/python3.11 "$log" first-look
 wait_log "looked at every process" 600
 order=$(awk -v e="synthesising $tmp/plugs2" -v p="imported /usr/bin/python3.11" '
 	index($0, p) && !imp { imp = NR }
@@ -695,7 +696,7 @@ check "primed: python3.11 imported from the cache, not synthesised when met" \
 fig "primed python3 samples $total complete $complete covered_after_s $(covered "$curve")"
 # Where its cut samples fall, against the daemon's log (same clock).
 sed 's/^/# /' "$log"
-timeline "$tmp/python3-primed.data" python3.11 /usr/bin/python3.11 "$log"
+timeline "$tmp/python3-primed.data" python3.11 /usr/bin/python3.11 "$log" primed
 # Its first profile: its objects are in the cache, so the daemon needs no
 # synthesis, only the look-up and the import, when the first unwind
 # queues them: >= 99% complete from the start.
