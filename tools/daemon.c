@@ -275,6 +275,9 @@ static void drain(void)
 				say("reading the queue: %s", strerror(errno));
 			return;
 		}
+		if (d.log_times)
+			say("read %zd records from the queue",
+			    n / (ssize_t)sizeof(recs[0]));
 		for (i = 0; i < n / (ssize_t)sizeof(recs[0]); i++) {
 			if (!(recs[i].flags & CODECTL_DEMAND_OVERFLOW)) {
 				pending_add(&recs[i], 1);
