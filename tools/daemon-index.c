@@ -32,7 +32,7 @@
  * word is taken for nothing but which entry to read: a miss, or an entry
  * absent or bad, falls back to hashing the file, and an entry found is
  * checked as before (the digest in its header, the file's size, the
- * section's SHA-256), the section by the module when imported.  The file
+ * section's checksum), the section by the module when imported.  The file
  * must be the daemon's own (its owner, no one else may write it), else it
  * is not used.
  */

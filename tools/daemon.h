@@ -35,7 +35,8 @@
 #define OWNER_NOBODY	(UINT64_MAX - 1)	/* no process to charge */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
-#define ENTRY_MAGIC	"CODECTL-SFRAME-2"
+#define ENTRY_MAGIC	"CODECTL-SFRAME-3"
+#define ENTRY_MAGIC_OLD	"CODECTL-SFRAME-2"	/* @sum a SHA-256 */
 #define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
 #define ENTRY_NO_CFI	1		/* nothing to synthesise from */
 #define DIGEST_LEN	32		/* SHA-256 */
@@ -52,7 +53,7 @@ struct entry_hdr {
 	uint64_t vaddr;
 	uint64_t size;		/* of the section */
 	unsigned char file_sha256[DIGEST_LEN];	/* the object's content */
-	unsigned char sum[DIGEST_LEN];		/* SHA-256 of the section */
+	unsigned char sum[DIGEST_LEN];		/* section_sum() of the section */
 };
 
 /*
@@ -108,7 +109,7 @@ void seen_add(const struct ident *id);
 
 /* daemon-cache.c */
 int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
-void sha256_mem(const void *p, size_t n, unsigned char *md);
+void section_sum(const void *p, size_t n, unsigned char *sum);
 void entry_path(const unsigned char *md, char *buf, size_t len);
 int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 	       struct entry_hdr *hdr, void **sec);
