@@ -40,8 +40,9 @@
 #     is imported before that look ends;
 #   - the system primed: with --prime-share on an empty cache, python3.11's
 #     objects are synthesised in the background before it is first met,
-#     imported from the cache when met (its first profile against the
-#     cold run's: figures);
+#     imported from the cache when met, its first profile >= 99% complete
+#     (the daemon's index knows their digests: none is read whole again;
+#     where its cut samples fall against the daemon's log: figures);
 #   - the module reloaded: the daemon restarted imports from its cache;
 #   - the cache poisoned: an unprivileged user's look-alike of python3.11
 #     (same size, build id and times; no CFI, or wrong CFI) met before
