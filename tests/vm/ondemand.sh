@@ -642,6 +642,7 @@ sleep 1
 measure python3 first-look -g -k monotonic
 covered_after=$(covered "$curve")
 timeline "$tmp/python3-first-look.data" python3.11 /usr/bin/python3.11 "$log" first-look
+grep -E "(serving|imported) /usr/" "$log" | sed 's/^/# /'
 wait_log "looked at every process" 600
 order=$(awk -v e="synthesising $tmp/plugs2" -v p="imported /usr/bin/python3.11" '
 	index($0, p) && !imp { imp = NR }
