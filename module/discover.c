@@ -349,13 +349,16 @@ struct discovery_obj {
 	unsigned int gen;		/* codectl_import_gen at the start */
 	char *pathbuf;
 	struct list_head later;		/* in a batch's later list */
+	bool queued;			/* for the helper, when examined */
+	bool queue_took;		/* and the queue took it */
 };
 
 /*
  * One task_work's examinations.  Objects without SFrame found while the
- * mm has no registry wait in @later until the end: registered if by then
- * the mm has a registry (an object of the batch had SFrame), else
- * remembered by their files (file_negative_add()).
+ * mm has no registry are queued for the helper at once and wait in
+ * @later until the end: registered if by then the mm has a registry (an
+ * object of the batch had SFrame), else remembered by their files
+ * (file_negative_add()).
  */
 struct discovery_batch {
 	struct mm_struct *mm;
@@ -503,8 +506,9 @@ static int discovery_register(struct discovery_obj *o);
 static void discovery_without_sframe(struct discovery_obj *o)
 {
 	atomic64_inc(&discovery_stats.without_sframe);
-	codectl_demand_queue(o->of.file, o->of.vm_start, o->vm_end,
-			     o->of.vm_off);
+	if (!o->queued)
+		codectl_demand_queue(o->of.file, o->of.vm_start, o->vm_end,
+				     o->of.vm_off);
 }
 
 /*
@@ -638,6 +642,16 @@ static bool discovery_one(struct discovery_batch *b, u64 pc)
 	if (!r)
 		r = discovery_examine(b->mm, o);
 	if (r == DISCOVERY_LATER) {
+		/*
+		 * Queued now, not at the batch's end: the helper imports it
+		 * while the sweep examines the other mappings (their files
+		 * read; under TCG the daemon began on python3.11 0.11 s after
+		 * its first sample).
+		 */
+		o->queued = true;
+		o->queue_took = codectl_demand_queue(o->of.file,
+						     o->of.vm_start,
+						     o->vm_end, o->of.vm_off);
 		list_add_tail(&o->later, &b->later);
 		o = NULL;
 	} else if (r) {
@@ -677,8 +691,7 @@ static void discovery_finish(struct discovery_batch *b)
 		list_del(&o->later);
 		if (!cmm) {
 			/* Not remembered when the queue had no room for it. */
-			if (codectl_demand_queue(o->of.file, o->of.vm_start,
-						 o->vm_end, o->of.vm_off))
+			if (o->queue_took)
 				file_negative_add(o->of.file, o->gen);
 			atomic64_inc(&discovery_stats.unregistered);
 		} else if (discovery_covered(cmm, o->pc)) {

@@ -168,6 +168,10 @@ table=$(awk '
 		if ($2 == "primed" && $4 == "samples")
 			pr[k] = $7 " of " $5 sprintf(" (%.1f%%)", $5 ? 100 * $7 / $5 : 0) \
 				", covered after " $9 " s"
+		if ($2 == "timeline" && ($3 == "primed" || $3 == "first-look"))
+			tl[k, $3] = "served after " $8 " s, imported after " $10 \
+				" s, its last object after " $12 " s; cut samples: " \
+				$16 " before its import, " $18 " before the last, " $20 " after"
 		if ($2 == "python3" && $3 == "reloaded" && $4 == "first_complete_after_s")
 			rel[k] = $5 " s"
 		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
@@ -214,8 +218,12 @@ table=$(awk '
 		for (i = 1; i <= nk; i++) printf " %s |", ov[ks[i]]
 		printf "\n| demand first | python3 started 1 s after the daemon, during its first look: first profile |"
 		for (i = 1; i <= nk; i++) printf " %s |", fl[ks[i]]
+		printf "\n| demand first | the same: from its first sample, python3.11 (and its objects) |"
+		for (i = 1; i <= nk; i++) printf " %s |", tl[ks[i], "first-look"]
 		printf "\n| primed | python3 first met after --prime-share synthesised its objects: first profile |"
 		for (i = 1; i <= nk; i++) printf " %s |", pr[ks[i]]
+		printf "\n| primed | the same: from its first sample, python3.11 (and its objects) |"
+		for (i = 1; i <= nk; i++) printf " %s |", tl[ks[i], "primed"]
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		split("nocfi wrongcfi namespace", pk, " ")

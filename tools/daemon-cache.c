@@ -2,7 +2,7 @@
 /*
  * codectl daemon, the cache (DIR, default /var/cache/codectl): one file
  * per object content, named by the SHA-256 of the whole object file
- * (libcrypto's), which its header holds too, with the section's SHA-256;
+ * (libcrypto's), which its header holds too, with the section's checksum;
  * entries that fail the checks are removed; objects without CFI have an
  * entry saying so.  The digest is of the file the daemon opened (the
  * process's own mapping), and a hit needs all of it to match: a
@@ -75,11 +75,53 @@ out:
 	return ret;
 }
 
-/* The SHA-256 of @n bytes at @p into @md (a section's checksum). */
-void sha256_mem(const void *p, size_t n, unsigned char *md)
+#define SUM_P1	0x9e3779b185ebca87ULL
+#define SUM_P2	0xc2b2ae3d27d4eb4fULL
+
+static uint64_t sum_round(uint64_t acc, uint64_t w)
 {
-	if (!EVP_Digest(p, n, md, NULL, EVP_sha256(), NULL))
-		memset(md, 0, DIGEST_LEN);
+	acc += w * SUM_P2;
+	acc = (acc << 31) | (acc >> 33);
+	return acc * SUM_P1;
+}
+
+/**
+ * section_sum() - the checksum of a section in its cache entry
+ * @p:		the section
+ * @n:		its size
+ * @sum:	out: DIGEST_LEN bytes
+ *
+ * What it guards against is damage (a bad entry is removed and
+ * synthesised again): the entry is named by its object's SHA-256, in
+ * root's directory, and the module checks the section at each import.
+ * Not a SHA-256: it is computed on the way of every import from the
+ * cache, where SHA-256 of python3.11's 457 KiB section took about 0.1 s
+ * in a TCG guest, in its first profile.  Four lanes of
+ * xxh64's round over little-endian 8-byte words, the tail zero-padded,
+ * the size folded into each lane, each lane finalised by splitmix64's
+ * mixer: 32 bytes.
+ */
+void section_sum(const void *p, size_t n, unsigned char *sum)
+{
+	uint64_t lane[4] = { SUM_P1, SUM_P2, ~SUM_P1, ~SUM_P2 }, w, x;
+	const unsigned char *b = p;
+	size_t i, words = n / 8;
+	unsigned int j;
+
+	for (i = 0; i < words; i++) {
+		memcpy(&w, b + 8 * i, 8);
+		lane[i & 3] = sum_round(lane[i & 3], w);
+	}
+	w = 0;
+	memcpy(&w, b + 8 * words, n - 8 * words);
+	lane[words & 3] = sum_round(lane[words & 3], w);
+	for (j = 0; j < 4; j++) {
+		x = lane[j] ^ ((uint64_t)n * (j + 1));
+		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+		x ^= x >> 31;
+		memcpy(sum + 8 * j, &x, 8);
+	}
 }
 
 /* The cache entry's path for the content whose SHA-256 is @md. */
@@ -112,6 +154,12 @@ int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 		return -1;
 	if (fstat(fd, &st) || pread(fd, hdr, sizeof(*hdr), 0) != sizeof(*hdr))
 		goto bad;
+	if (!memcmp(hdr->magic, ENTRY_MAGIC_OLD, sizeof(hdr->magic))) {
+		/* Its section's SHA-256: synthesised again, as new. */
+		close(fd);
+		unlink(path);
+		return -1;
+	}
 	if (memcmp(hdr->magic, ENTRY_MAGIC, sizeof(hdr->magic)) ||
 	    hdr->file_size != file_size ||
 	    memcmp(hdr->file_sha256, md, DIGEST_LEN) ||
@@ -125,7 +173,7 @@ int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 		if (!buf || pread(fd, buf, hdr->size, sizeof(*hdr)) !=
 		    (ssize_t)hdr->size)
 			goto bad;
-		sha256_mem(buf, hdr->size, sum);
+		section_sum(buf, hdr->size, sum);
 		if (memcmp(sum, hdr->sum, DIGEST_LEN))
 			goto bad;
 	}

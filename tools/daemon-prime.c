@@ -128,7 +128,7 @@ static void prime_file(const char *path, struct prime *p)
 	struct ident id;
 	char entry[4200];
 	void *sec;
-	int fd, err = 0, wrote;
+	int fd, err = 0, wrote, indexed;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -144,13 +144,24 @@ static void prime_file(const char *path, struct prime *p)
 	}
 	seen_add(&id);
 	p->objects++;
-	if (file_sha256(fd, st.st_size, -1, md)) {
+	indexed = file_digest(fd, &st, md, 1);
+	if (indexed < 0) {
 		p->failed++;
 		close(fd);
 		return;
 	}
 	entry_path(md, entry, sizeof(entry));
 	wrote = entry_read(entry, md, st.st_size, &hdr, &sec) != 0;
+	if (wrote && indexed) {
+		/* Indexed, its entry gone since: read and hashed after all. */
+		if (file_digest(fd, &st, md, 0) < 0) {
+			p->failed++;
+			close(fd);
+			return;
+		}
+		entry_path(md, entry, sizeof(entry));
+		wrote = entry_read(entry, md, st.st_size, &hdr, &sec) != 0;
+	}
 	if (wrote)
 		err = synth_entry(fd, md, entry, st.st_size, path);
 	else

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -27,6 +28,14 @@ void say(const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	fputs("codectl-daemon: ", stderr);
+	if (d.log_times) {
+		struct timespec ts;
+
+		/* CLOCK_MONOTONIC: perf record -k mono's sample times. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		fprintf(stderr, "[%lld.%06ld] ", (long long)ts.tv_sec,
+			ts.tv_nsec / 1000);
+	}
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

@@ -78,6 +78,7 @@ static void synth_child(int fd, int out, uint64_t file_size)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	index_close();		/* nobody's to write */
 	if (geteuid() == 0 &&
 	    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
 		_exit(EPERM);
@@ -141,7 +142,7 @@ fail:
  * is whatever a process mapped, and libdw parses it; it reads a sealed
  * copy, checked against @md.  It sends the header and the section down a
  * pipe; the daemon checks them and writes the entry, with @md and the
- * section's SHA-256 (its own: the child's word is taken for nothing
+ * section's checksum (its own: the child's word is taken for nothing
  * else).  Returns 0 (written), ESTALE (the file is not @md any more),
  * the errno the child reported (ENOENT/ENODATA: no CFI, written as
  * such), or EIO when it died or sent something else.
@@ -182,7 +183,7 @@ int synth_entry(int fd, const unsigned char *md, const char *path,
 		sec = malloc(hdr.size);
 		ok = sec && pipe_all(p[0], sec, hdr.size, 0);
 		if (ok)
-			sha256_mem(sec, hdr.size, hdr.sum);
+			section_sum(sec, hdr.size, hdr.sum);
 	}
 	memcpy(hdr.file_sha256, md, DIGEST_LEN);
 	close(p[0]);

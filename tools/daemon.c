@@ -15,7 +15,9 @@
  *     (any mount namespace), else the path discovery saw, and checks it
  *     against the identity queued (device, inode, size, mtime): a file
  *     replaced meanwhile is left alone (its successor is queued when met);
- *  2. looks in the cache (daemon-cache.c);
+ *  2. looks in the cache (daemon-cache.c) under its content's SHA-256,
+ *     which the index gives without reading the file for a system file
+ *     already hashed (daemon-index.c);
  *  3. else synthesises in a child process (daemon-synth.c) into it;
  *  4. imports the entry's section (codectl_import_sframe()); the module
  *     checks it against the file once more.
@@ -108,16 +110,35 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 	struct entry_hdr hdr;
 	char path[4200];
 	void *sec;
-	double t0;
-	int r, tries, err;
+	double t0, t_digest, t_entry, t_import;
+	int r, tries, err, indexed;
 
-	if (file_sha256(fd, st->st_size, -1, md)) {
+	t_digest = now_ms();
+	indexed = file_digest(fd, st, md, 1);
+	if (indexed < 0) {
 		say("cannot read %s: %s", name, strerror(errno));
 		return V_GONE;
 	}
+	t_digest = now_ms() - t_digest;
 	entry_path(md, path, sizeof(path));
 	for (tries = 0; tries < 2; tries++) {
+		t_entry = now_ms();
 		r = entry_read(path, md, st->st_size, &hdr, &sec);
+		t_entry = now_ms() - t_entry;
+		if (r && indexed) {
+			/*
+			 * The index named an entry no longer there (trimmed)
+			 * or bad: the file read and hashed after all.
+			 */
+			indexed = file_digest(fd, st, md, 0);
+			if (indexed < 0) {
+				say("cannot read %s: %s", name,
+				    strerror(errno));
+				return V_GONE;
+			}
+			entry_path(md, path, sizeof(path));
+			r = entry_read(path, md, st->st_size, &hdr, &sec);
+		}
 		if (r) {
 			t0 = now_ms();
 			err = synth_entry(fd, md, path, st->st_size, name);
@@ -159,11 +180,16 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 			d.no_cfi++;
 			return V_NO_CFI;
 		}
+		t_import = now_ms();
 		r = codectl_import_sframe(fd, sec, hdr.size, hdr.vaddr);
 		err = errno;
+		t_import = now_ms() - t_import;
 		free(sec);
 		if (!r) {
-			say("imported %s (%" PRIu64 " bytes)", name, hdr.size);
+			say("imported %s (%" PRIu64 " bytes; its digest %s%.0f "
+			    "ms, the entry %.0f ms, the import %.0f ms)", name,
+			    hdr.size, indexed ? "by the index " : "", t_digest,
+			    t_entry, t_import);
 			d.imported++;
 			return V_IMPORTED;
 		}
@@ -205,6 +231,9 @@ static void handle(const struct codectl_demand *r, int queued,
 
 	d.queued += queued;
 	snprintf(name, sizeof(name), "%s", r->path[0] ? r->path : "?");
+	if (d.log_times)
+		say("serving %s (pid %u, %s)", name, r->pid,
+		    queued ? "queued" : "found");
 	fd = open_queued(r, &st);
 	if (fd < 0) {
 		/* Replaced or gone: its successor is queued when met. */
@@ -246,6 +275,9 @@ static void drain(void)
 				say("reading the queue: %s", strerror(errno));
 			return;
 		}
+		if (d.log_times)
+			say("read %zd records from the queue",
+			    n / (ssize_t)sizeof(recs[0]));
 		for (i = 0; i < n / (ssize_t)sizeof(recs[0]); i++) {
 			if (!(recs[i].flags & CODECTL_DEMAND_OVERFLOW)) {
 				pending_add(&recs[i], 1);
@@ -388,6 +420,8 @@ static int parse_args(int argc, char **argv)
 			d.prime_share = strtoul(argv[++i], NULL, 0);
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime-paths"))
 			d.prime_paths = argv[++i];
+		else if (!strcmp(argv[i], "--log-times"))
+			d.log_times = 1;
 		else if (i + 1 < argc && !strcmp(argv[i], "--prime"))
 			return i + 1;
 		else
@@ -432,7 +466,7 @@ int cmd_daemon(int argc, char **argv)
 	primed = parse_args(argc, argv);
 	if (primed < 0) {
 		fputs("usage: codectl daemon [--cache DIR] [--cache-max BYTES] "
-		      "[--state FILE]\n"
+		      "[--state FILE] [--log-times]\n"
 		      "                      [--prime-share PERCENT] "
 		      "[--prime-paths DIR:...]\n"
 		      "       codectl daemon [--cache DIR] --prime PATH...\n"
@@ -449,6 +483,7 @@ int cmd_daemon(int argc, char **argv)
 	if (!d.seen)
 		return 1;
 	mkdirs(d.cache);
+	index_open(NULL, 0);
 	if (primed)
 		return prime(argc - primed, argv + primed);
 	snprintf(dir, sizeof(dir), "%s", d.state);

@@ -4,8 +4,9 @@
  * reader and main loop) over daemon-prime.c (--prime), daemon-rescan.c
  * (every process's mappings), daemon-shares.c (whom objects are charged
  * to, the order they are served in), daemon-synth.c (synthesis in a
- * child) and daemon-cache.c (the cache), all over daemon-state.c (the
- * state, the log, the files handled this run).
+ * child), daemon-index.c (system files' digests by their identity) and
+ * daemon-cache.c (the cache), all over daemon-state.c (the state, the
+ * log, the files handled this run).
  */
 #ifndef CODECTL_TOOLS_DAEMON_H
 #define CODECTL_TOOLS_DAEMON_H
@@ -34,7 +35,8 @@
 #define OWNER_NOBODY	(UINT64_MAX - 1)	/* no process to charge */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
-#define ENTRY_MAGIC	"CODECTL-SFRAME-2"
+#define ENTRY_MAGIC	"CODECTL-SFRAME-3"
+#define ENTRY_MAGIC_OLD	"CODECTL-SFRAME-2"	/* @sum a SHA-256 */
 #define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
 #define ENTRY_NO_CFI	1		/* nothing to synthesise from */
 #define DIGEST_LEN	32		/* SHA-256 */
@@ -51,7 +53,7 @@ struct entry_hdr {
 	uint64_t vaddr;
 	uint64_t size;		/* of the section */
 	unsigned char file_sha256[DIGEST_LEN];	/* the object's content */
-	unsigned char sum[DIGEST_LEN];		/* SHA-256 of the section */
+	unsigned char sum[DIGEST_LEN];		/* section_sum() of the section */
 };
 
 /*
@@ -85,6 +87,7 @@ struct daemon {
 	double last_rescan;		/* now_ms() of the last */
 	double synth_ms;
 	unsigned int prime_share;	/* --prime-share: percent, 0 off */
+	int log_times;			/* --log-times: CLOCK_MONOTONIC stamps */
 	const char *prime_paths;	/* --prime-paths, or NULL */
 	char failed_paths[FAILED_KEPT][CODECTL_DEMAND_PATH_MAX + 64];
 	unsigned int nfailed;
@@ -106,7 +109,7 @@ void seen_add(const struct ident *id);
 
 /* daemon-cache.c */
 int file_sha256(int fd, uint64_t size, int out, unsigned char *md);
-void sha256_mem(const void *p, size_t n, unsigned char *md);
+void section_sum(const void *p, size_t n, unsigned char *sum);
 void entry_path(const unsigned char *md, char *buf, size_t len);
 int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 	       struct entry_hdr *hdr, void **sec);
@@ -116,6 +119,15 @@ void cache_clean(void);
 void cache_trim(void);
 uint64_t cache_bytes(void);
 int hash_files(int argc, char **argv);
+
+/* daemon-index.c */
+void index_open(const char *const *paths, unsigned int n);
+void index_close(void);
+int index_get(int fd, const struct stat *st, unsigned char *md);
+void index_put(int fd, const struct stat *st, const struct timespec *began,
+	       const unsigned char *md);
+int file_digest(int fd, const struct stat *st, unsigned char *md,
+		int use_index);
 
 /* daemon-synth.c */
 int synth_entry(int fd, const unsigned char *md, const char *path,

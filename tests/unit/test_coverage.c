@@ -133,7 +133,7 @@ static void write_entry(const char *path, const unsigned char *md,
 	hdr.file_size = st.st_size;
 	hdr.size = kind == ENTRY_SECTION ? sizeof(sec) : 0;
 	memcpy(hdr.file_sha256, md, DIGEST_LEN);
-	sha256_mem(sec, sizeof(sec), hdr.sum);
+	section_sum(sec, sizeof(sec), hdr.sum);
 	assert_int_equal(entry_write(entry, &hdr, sec), 0);
 }
 

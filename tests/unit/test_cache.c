@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's cache entries (tools/daemon-cache.c): an entry read back
+ * whole; one whose section changed by a single bit anywhere, cut short,
+ * or whose header names another object's digest or size, is damaged
+ * (removed); an entry of the earlier format (its section's checksum a
+ * SHA-256) is removed and reads as absent.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon.h"
+
+struct daemon d;
+int quiet = 1;
+
+void say(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+static char dir[64];
+static unsigned char sec[5003];		/* not a multiple of 8 */
+static const unsigned char md[DIGEST_LEN] = { 1, 2, 3 };
+
+static void write_entry(char *path, size_t len)
+{
+	struct entry_hdr hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic));
+	hdr.kind = ENTRY_SECTION;
+	hdr.file_size = 123456;
+	hdr.vaddr = 0x10000;
+	hdr.size = sizeof(sec);
+	memcpy(hdr.file_sha256, md, DIGEST_LEN);
+	section_sum(sec, sizeof(sec), hdr.sum);
+	entry_path(md, path, len);
+	assert_int_equal(entry_write(path, &hdr, sec), 0);
+}
+
+static void flip(const char *path, off_t off, unsigned char bit)
+{
+	unsigned char c;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, off), 1);
+	c ^= bit;
+	assert_int_equal(pwrite(fd, &c, 1, off), 1);
+	close(fd);
+}
+
+static void test_round_trip(void **state)
+{
+	struct entry_hdr hdr;
+	char path[256];
+	void *got;
+
+	(void)state;
+	write_entry(path, sizeof(path));
+	assert_int_equal(entry_read(path, md, 123456, &hdr, &got), 0);
+	assert_int_equal(hdr.size, sizeof(sec));
+	assert_memory_equal(got, sec, sizeof(sec));
+	free(got);
+	/* Another object's digest, or size, in its header: damaged. */
+	assert_int_equal(entry_read(path, (unsigned char[DIGEST_LEN]){ 9 },
+				    123456, &hdr, &got), -2);
+	write_entry(path, sizeof(path));
+	assert_int_equal(entry_read(path, md, 123457, &hdr, &got), -2);
+}
+
+static void test_damage(void **state)
+{
+	size_t offs[] = { 0, 1, 7, 8, 2500, sizeof(sec) - 3, sizeof(sec) - 1 };
+	struct entry_hdr hdr;
+	char path[256];
+	unsigned int i, b;
+	void *got;
+
+	(void)state;
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		for (b = 0; b < 8; b++) {
+			write_entry(path, sizeof(path));
+			flip(path, sizeof(hdr) + offs[i], 1u << b);
+			assert_int_equal(entry_read(path, md, 123456, &hdr,
+						    &got), -2);
+			assert_int_not_equal(access(path, F_OK), 0);
+		}
+	/* Cut short. */
+	write_entry(path, sizeof(path));
+	assert_int_equal(truncate(path, sizeof(hdr) + sizeof(sec) - 1), 0);
+	assert_int_equal(entry_read(path, md, 123456, &hdr, &got), -2);
+}
+
+static void test_earlier_format(void **state)
+{
+	struct entry_hdr hdr;
+	char path[256];
+	void *got;
+	int fd;
+
+	(void)state;
+	write_entry(path, sizeof(path));
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, ENTRY_MAGIC_OLD, 16, 0), 16);
+	close(fd);
+	assert_int_equal(entry_read(path, md, 123456, &hdr, &got), -1);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_earlier_format),
+	};
+	char cmd[128];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(sec); i++)
+		sec[i] = (unsigned char)(i * 131 + 7);
+	snprintf(dir, sizeof(dir), "/tmp/codectl-cache-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	d.cache = dir;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		ret = 1;
+	return ret;
+}
