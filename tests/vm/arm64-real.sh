@@ -129,11 +129,24 @@ real_run() {
 				;
 		if (i > 0 && i < k - 1 && dso[i] == exe && sym[i] == "main")
 			complete++
-		else if (!shown++) {
-			printf "# first incomplete:" >"/dev/stderr"
-			for (i = 1; i <= k; i++)
-				printf " %s%s", sym[i], dso[i] == exe ? "" : dso[i] >"/dev/stderr"
-			printf "\n" >"/dev/stderr"
+		else {
+			# Tallied by leaf (its symbol, and its object when
+			# not the program), and the first few in full.
+			leaf = sym[1]
+			if (dso[1] != exe) {
+				o = dso[1]
+				sub(/^.*\//, "", o)
+				leaf = leaf "(" o
+			}
+			if (!(leaf in miss))
+				leaves[++nleaves] = leaf
+			miss[leaf]++
+			if (shown++ < 6) {
+				printf "# incomplete %d:", shown >"/dev/stderr"
+				for (i = 1; i <= k; i++)
+					printf " %s %s%s", ip[i], sym[i], dso[i] == exe ? "" : dso[i] >"/dev/stderr"
+				printf "\n" >"/dev/stderr"
+			}
 		}
 	}
 	/^[^ \t]/ { done(); k = 0; on = $1 == substr(comm, 1, 15); next }
@@ -150,6 +163,19 @@ real_run() {
 	}
 	END {
 		done()
+		# The incomplete samples by leaf, the most frequent first.
+		if (nleaves) {
+			printf "# incomplete by leaf:" >"/dev/stderr"
+			for (n = 0; n < nleaves; n++) {
+				b = 0
+				for (i = 1; i <= nleaves; i++)
+					if (!(i in told) && (!b || miss[leaves[i]] > miss[leaves[b]]))
+						b = i
+				told[b] = 1
+				printf " %s %d", leaves[b], miss[leaves[b]] >"/dev/stderr"
+			}
+			printf "\n" >"/dev/stderr"
+		}
 		printf "# %d samples: perf added x30 less 1, %d of them with a PAC left in\n",
 			added + signed, signed >"/dev/stderr"
 		printf "%d %d %d %d\n", total, complete, frames, unknown
