@@ -103,6 +103,13 @@
 }
 
 /*
+ * A leaf keeps its return address in x30 and its caller's sp: where it
+ * has no rules (an object without SFrame) and x30 is a return address
+ * into code that has them, the entry rule applies (codectl_step_leaf()).
+ */
+#define CODECTL_ARCH_LR_LEAF		1
+
+/*
  * After stp x29, x30, [sp, #-N]! the record's place depends on N, which
  * this rule cannot say: codectl_arch_entry_kind() never answers PUSHED,
  * and this is the 16-byte case only, for the table's sake.

@@ -60,6 +60,11 @@
 #define CODECTL_ARCH_FP_CHAIN_ENDS	0
 /* At a function's first instruction, or just after a syscall in a leaf. */
 #define CODECTL_ARCH_RULE_ENTRY		CODECTL_ARCH_RULE(SP, 8, SAME, 0)
+/*
+ * No link register: a leaf's return address is at rsp like any other's,
+ * and the entry heuristic's cases are all there is (codectl_step_leaf()).
+ */
+#define CODECTL_ARCH_LR_LEAF		0
 /* After push %rbp, before mov %rsp,%rbp. */
 #define CODECTL_ARCH_RULE_PUSHED	CODECTL_ARCH_RULE(SP, 16, MEM, -16)
 

@@ -864,6 +864,67 @@ static int codectl_step_entry(struct codectl_walk *w)
 	return codectl_to_caller(w, &c, CODECTL_FRAME_FP_ENTRY);
 }
 
+/* Has @pc a rule in the SFrame section of the registration covering it? */
+static bool codectl_has_rule(struct codectl_walk *w, u64 pc)
+{
+	const struct codectl_reg *reg;
+	struct sframe_rule buf;
+
+	if (!w->set || (w->flags & CODECTL_UNWIND_NO_SFRAME))
+		return false;
+	reg = codectl_set_find(w->set, pc);
+	if (!reg || !reg->sframe_start)
+		return false;
+	if (reg->sframe_flat)
+		return sframe_flat_find(reg->sframe_flat, pc);
+	return codectl_sframe_decode(w, reg, pc, &buf) == STEP_OK;
+}
+
+/*
+ * Words above the stack pointer where a function that saved the return
+ * address register may have put it (a frame record pushed by stp x29,
+ * x30, [sp, #-N]! is at sp), in codectl_step_leaf().
+ */
+#define CODECTL_LEAF_SCAN	8
+
+/*
+ * The innermost frame, or one a signal interrupted, in a leaf without
+ * rules (arm64, arch-*.h: CODECTL_ARCH_LR_LEAF): an object without SFrame
+ * (Debian's libc: its memcpy, memmove) called from code that has it.  The
+ * return address is in the link register and the stack pointer is the
+ * caller's, CODECTL_ARCH_RULE_ENTRY, where the frame pointer's chain
+ * would skip the caller (code without frame records leaves x29 as libc's
+ * record of __libc_start_main).  Taken only where that is what the
+ * registers say: the link register is a return address after a call (a
+ * function that has called since its entry has one of itself there, and
+ * it has no rule) into code with an SFrame rule, and the function has not
+ * saved it: it is neither above x29 nor in the first words above sp,
+ * where a prologue that moved sp puts it.  Bounded: a lookup and nine
+ * reads.
+ */
+static int codectl_step_leaf(struct codectl_walk *w)
+{
+	const struct codectl_uframe *f = &w->f;
+	struct codectl_caller c;
+	u64 lr, v;
+	int i;
+
+	if (!CODECTL_ARCH_LR_LEAF || w->flags & CODECTL_UNWIND_NO_SFRAME)
+		return STEP_NO_RULE;
+	if (codectl_eval(w, &codectl_rule_entry, &c) ||
+	    codectl_loc_value(w, &codectl_rule_entry.ra, c.cfa, &lr) ||
+	    c.ra <= 8 || !codectl_has_rule(w, c.ra - 1))
+		return STEP_NO_RULE;
+	if (f->fp >= f->sp && !codectl_read_u64(w, f->fp + 8, &v) && v == lr)
+		return STEP_NO_RULE;
+	for (i = 0; i < CODECTL_LEAF_SCAN; i++)
+		if (!codectl_read_u64(w, f->sp + 8 * i, &v) && v == lr)
+			return STEP_NO_RULE;
+	if (codectl_check_ra(w, c.ra))
+		return STEP_NO_RULE;
+	return codectl_to_caller(w, &c, CODECTL_FRAME_FP_ENTRY);
+}
+
 /*
  * No table covers the pc: follow the frame pointer.  Code built without
  * frame pointers uses rbp for anything (a heap or stack address, a
@@ -886,12 +947,16 @@ static int codectl_step_fp(struct codectl_walk *w)
 	return ret == CODECTL_STOP_SP ? CODECTL_STOP_NO_RULE : ret;
 }
 
-/* Without a table's rule: the entry heuristic, then the frame pointer. */
+/*
+ * Without a table's rule: the entry heuristic, a leaf's link register
+ * (arm64), then the frame pointer.
+ */
 static int codectl_step_no_table(struct codectl_walk *w)
 {
 	if (w->flags & CODECTL_UNWIND_NO_FP)
 		return CODECTL_STOP_NO_RULE;
-	if (w->f.exact && codectl_step_entry(w) == STEP_OK)
+	if (w->f.exact && (codectl_step_entry(w) == STEP_OK ||
+			   codectl_step_leaf(w) == STEP_OK))
 		return STEP_OK;
 	return codectl_step_fp(w);
 }

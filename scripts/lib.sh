@@ -124,7 +124,8 @@ stage_lock() {
 bookworm_version() {
 	local ver
 	ver=$(apt-cache madison "$1" |
-		awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+		awk '!v && $6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { v = $3 }
+		END { if (v) print v }')
 	[ -n "$ver" ] || die "no $1 of bookworm (apt-get update?)"
 	echo "$ver"
 }

@@ -36,7 +36,10 @@ hostver=$(dpkg-query -W -f '${Version}' python3.11-minimal 2>/dev/null || true)
 	echo "stage-arm64-ondemand.sh: the host's python3.11 ($hostver) is not bookworm's $ver: its module list would not be arm64's (apt-get upgrade python3.11-minimal)" >&2
 	exit 1
 }
-dwver=$(apt-cache madison libdw-dev | awk '$6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { print $3; exit }')
+# awk reads to the end: its early exit would leave madison to die of
+# SIGPIPE, which pipefail makes this script's status (more archives in
+# the host's apt sources, more lines).
+dwver=$(apt-cache madison libdw-dev | awk '!v && $6 ~ /^bookworm(-security|-updates)?\// && $NF == "Packages" { v = $3 } END { print v }')
 stamp="python3.11 $ver libdw $dwver layout 1"
 if [ -x "$dir/usr/bin/python3.11" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$stamp" ]; then
 	echo "$dir"

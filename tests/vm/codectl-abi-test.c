@@ -112,6 +112,7 @@ static const struct test_case tests[] = {
 	T(deferred_request, "UNWIND_REQUEST: cookie, tid, frames 0 and 1 of the record"),
 #if defined(__aarch64__)	/* x86-64: tests/vm/unwind's signal tests */
 	T(unwind_signal_leaf, "arm64: UNWIND in a handler, through the trampoline to the interrupted leaf and x30"),
+	T(unwind_leaf_norules, "arm64: UNWIND from a leaf without rules: x30, then its caller's SFrame; not where x30 is saved"),
 #endif
 	T(deferred_cookies, "UNWIND_REQUEST: one cookie per ioctl, records in order"),
 	T(deferred_read, "read/poll: EAGAIN, POLLIN, EINVAL short buffer, per-fd queues"),

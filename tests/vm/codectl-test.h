@@ -326,7 +326,7 @@ TEST(map_fixed_over); TEST(mprotect_keeps); TEST(madvise_keeps);
 TEST(munmap_unrelated_keeps); TEST(register_munmap_race);
 TEST(unregister_after_drop_enoent);
 /* t_deferred.c: deferred unwinding, read()/poll(), the self-test */
-TEST(deferred_request); TEST(unwind_signal_leaf); TEST(deferred_cookies); TEST(deferred_read);
+TEST(deferred_request); TEST(unwind_signal_leaf); TEST(unwind_leaf_norules); TEST(deferred_cookies); TEST(deferred_read);
 TEST(deferred_blocking_read); TEST(deferred_overflow); TEST(deferred_threads);
 TEST(deferred_close); TEST(deferred_selftest); TEST(deferred_selftest_remote);
 TEST(deferred_selftest_errors); TEST(deferred_selftest_slow_exit);

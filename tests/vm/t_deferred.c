@@ -148,6 +148,73 @@ asm(".text\n"
     ".size leaf_caller, .-leaf_caller\n");
 #endif
 
+#if defined(__aarch64__)
+/*
+ * arm64: functions without rules (no CFI, so no SFrame FDE either: as an
+ * object without SFrame, Debian's libc), called from one with them.
+ * norules_caller(a0, a1, a2, nr, out, framed) calls norules_leaf(a0, a1,
+ * a2, nr), which makes system call nr with its return address in x30 and
+ * sp its caller's (a leaf, as libc's memcpy), or with framed
+ * norules_framed(), which has pushed a frame record first (x30 saved,
+ * sp moved).  out[0]: where that call returns; out[1]: norules_caller's
+ * own return address.  x29 is left as the C caller had it (a frame
+ * record of its own, not norules_caller's, which keeps none).
+ */
+long norules_caller(long a0, unsigned long a1, void *a2, long nr,
+		    uint64_t *out, long framed);
+extern const char norules_leaf_pc[], norules_framed_pc[];
+asm(".text\n"
+    ".p2align 6\n"
+    ".type norules_leaf, %function\n"
+    "norules_leaf:\n"
+    "	nop\n"
+    "	mov x8, x3\n"
+    "	svc #0\n"
+    ".globl norules_leaf_pc\n"
+    ".hidden norules_leaf_pc\n"
+    "norules_leaf_pc:\n"
+    "	ret\n"
+    ".size norules_leaf, .-norules_leaf\n"
+    ".p2align 2\n"
+    ".type norules_framed, %function\n"
+    "norules_framed:\n"
+    "	stp x29, x30, [sp, #-16]!\n"
+    "	mov x29, sp\n"
+    "	mov x8, x3\n"
+    "	svc #0\n"
+    ".globl norules_framed_pc\n"
+    ".hidden norules_framed_pc\n"
+    "norules_framed_pc:\n"
+    "	ldp x29, x30, [sp], #16\n"
+    "	ret\n"
+    ".size norules_framed, .-norules_framed\n"
+    ".p2align 2\n"
+    ".globl norules_caller\n"
+    ".hidden norules_caller\n"
+    ".type norules_caller, %function\n"
+    "norules_caller:\n"
+    ".cfi_startproc\n"
+    "	sub sp, sp, #16\n"
+    ".cfi_def_cfa_offset 16\n"
+    "	str x30, [sp, #8]\n"
+    ".cfi_offset 30, -8\n"
+    "	str x30, [x4, #8]\n"
+    "	adr x9, norules_leaf\n"
+    "	adr x10, norules_framed\n"
+    "	cmp x5, #0\n"
+    "	csel x9, x9, x10, eq\n"
+    "	adr x10, 1f\n"
+    "	str x10, [x4]\n"
+    "	blr x9\n"
+    "1:	ldr x30, [sp, #8]\n"
+    ".cfi_restore 30\n"
+    "	add sp, sp, #16\n"
+    ".cfi_def_cfa_offset 0\n"
+    "	ret\n"
+    ".cfi_endproc\n"
+    ".size norules_caller, .-norules_caller\n");
+#endif
+
 /* CODECTL_TEST_IOC_UNWIND_REQUEST through raw_ioctl_at(). */
 static __attribute__((noinline)) int raw_request(int fd, uint64_t *cookie,
 						 uint64_t *pc, uint64_t *ra)
@@ -371,6 +438,74 @@ TEST(unwind_signal_leaf)
 	       "after the signal frame %#llx method %u, want %#llx (x30, SFrame)",
 	       ULL(sig + 1 < sig_nr ? sig_ips[sig + 1] : 0),
 	       sig + 1 < sig_nr ? sig_methods[sig + 1] : 0, ULL(ra));
+out:
+	if (reg)
+		unregister_self(&si);
+	return T_PASS;
+}
+#endif
+
+#if defined(__aarch64__)
+/*
+ * arm64: an UNWIND from a leaf without rules, called from code with them
+ * (the walk's leaf rule: Debian's libc's memcpy under sqlite3, issue 42).
+ * Frame 1 is the return address in x30 (FP_ENTRY), frame 2 the caller's
+ * own, by its SFrame rule from sp.  The frame-record walk would go by
+ * x29, the C caller's record, and skip norules_caller.  Then from a
+ * function without rules that has pushed a frame record (x30 saved, sp
+ * moved): the link register is not taken for a leaf's, frame 1 comes
+ * from the record (FP).
+ */
+TEST(unwind_leaf_norules)
+{
+	uint64_t ips[16], out[2] = { 0 };
+	uint8_t methods[16];
+	struct codectl_unwind_args a = {
+		.ips = (uintptr_t)ips, .methods = (uintptr_t)methods,
+		.max_frames = 16,
+	};
+	struct self_image si;
+	bool reg = false;
+	long rc;
+	int i;
+
+	reg = register_self(&si);
+	REQUIRE(reg, "registering this executable");
+	rc = norules_caller(g_fd, CODECTL_IOC_UNWIND, &a, SYS_ioctl, out, 0);
+	REQUIRE_RC(rc, 0, "UNWIND from the leaf");
+	for (i = 0; i < (int)a.nr && i < 4; i++)
+		printf("# leaf: frame %d %#llx method %u\n", i, ULL(ips[i]),
+		       methods[i]);
+	printf("# leaf: want %#llx, %#llx (FP_ENTRY), %#llx (SFRAME); nr %u stop %u\n",
+	       ULL((uintptr_t)norules_leaf_pc), ULL(out[0]), ULL(out[1]),
+	       a.nr, a.stop);
+	REQUIRE(a.nr >= 3, "leaf: nr %u < 3 (stop %u)", a.nr, a.stop);
+	EXPECT(ips[0] == (uintptr_t)norules_leaf_pc,
+	       "leaf: frame 0 %#llx, the svc returns to %#llx",
+	       ULL(ips[0]), ULL((uintptr_t)norules_leaf_pc));
+	EXPECT(ips[1] == out[0] && methods[1] == CODECTL_FRAME_FP_ENTRY,
+	       "leaf: frame 1 %#llx method %u, want %#llx from x30 (FP_ENTRY)",
+	       ULL(ips[1]), methods[1], ULL(out[0]));
+	EXPECT(ips[2] == out[1] && methods[2] == CODECTL_FRAME_SFRAME,
+	       "leaf: frame 2 %#llx method %u, want %#llx (SFrame)",
+	       ULL(ips[2]), methods[2], ULL(out[1]));
+
+	memset(&a, 0, sizeof(a));
+	a.ips = (uintptr_t)ips;
+	a.methods = (uintptr_t)methods;
+	a.max_frames = 16;
+	rc = norules_caller(g_fd, CODECTL_IOC_UNWIND, &a, SYS_ioctl, out, 1);
+	REQUIRE_RC(rc, 0, "UNWIND from the framed function");
+	for (i = 0; i < (int)a.nr && i < 4; i++)
+		printf("# framed: frame %d %#llx method %u\n", i, ULL(ips[i]),
+		       methods[i]);
+	REQUIRE(a.nr >= 2, "framed: nr %u < 2 (stop %u)", a.nr, a.stop);
+	EXPECT(ips[0] == (uintptr_t)norules_framed_pc,
+	       "framed: frame 0 %#llx, the svc returns to %#llx",
+	       ULL(ips[0]), ULL((uintptr_t)norules_framed_pc));
+	EXPECT(ips[1] == out[0] && methods[1] == CODECTL_FRAME_FP,
+	       "framed: frame 1 %#llx method %u, want %#llx from the record (FP)",
+	       ULL(ips[1]), methods[1], ULL(out[0]));
 out:
 	if (reg)
 		unregister_self(&si);

@@ -645,7 +645,8 @@ struct codectl_sframe_check {
  *   JIT       the JIT table entry of the callee
  *   FP        the frame pointer chain
  *   FP_ENTRY  frame 1 when frame 0 has no frame of its own yet (at a
- *             function's entry, or in a leaf system call wrapper)
+ *             function's entry, or in a leaf system call wrapper; arm64:
+ *             a leaf without rules, its return address in x30)
  *   SIGNAL    the registers the kernel saved in a signal frame
  */
 #define CODECTL_FRAME_REGS	1
