@@ -73,9 +73,10 @@ about() {
 	fi
 	pkg=$(grep -o "linux-image-$kver=[^ ]*" "$cache/kernels/$s/stamp" 2>/dev/null | cut -d= -f2)
 	if [ -z "$pkg" ]; then
-		pkg=$(sed -n '1s/^source //p' "$cache/kernels/$s/build-figures" 2>/dev/null)
-		[ -n "$pkg" ] || pkg=$(grep -o 'linux=[^ ]*' "$cache/kernels/$s/stamp" 2>/dev/null | cut -d= -f2)
-		[ -z "$pkg" ] || pkg="built here from Debian's linux $pkg"
+		# Built here (debug-kernel.sh, distro-kernel.sh): the source
+		# and configuration its build-figures name, less the origin.
+		pkg=$(sed -En '1{s/^source: //;s/ \([^)]*\)$//;s/^/built here: /p}' \
+			"$cache/kernels/$s/build-figures" 2>/dev/null)
 	fi
 	cc=$(config "$s" CC_VERSION_TEXT | sed -E 's/ \(.*\)//')
 	[ "$(config "$s" UNWIND_USER)" = y ] || lacks+=("no deferred unwinding")
