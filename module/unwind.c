@@ -98,10 +98,45 @@ static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 	} else {
 		/* Faults off before access_ok(), as in codectl_copy(). */
 		pagefault_disable();
-		err = access_ok(src, sizeof(*val)) ? __get_user(*val, src) :
-		      -EFAULT;
+		err = -EFAULT;
+		if (user_access_begin(src, sizeof(*val))) {
+			unsafe_get_user(*val, src, end);
+			err = 0;
+end:
+			user_access_end();
+		}
 		pagefault_enable();
 	}
+	return err ? CODECTL_STOP_FAULT : STEP_OK;
+}
+
+/*
+ * Two stack words, @lo at @addr and @hi above it: a frame's saved frame
+ * pointer and return address.  The hooks' walk reads both in one access
+ * to user memory; the others read @hi first, as two reads would.
+ */
+static __always_inline int codectl_read_u64x2(const struct codectl_walk *w,
+					      u64 addr, u64 *lo, u64 *hi)
+{
+	u64 __user *src = (u64 __user *)u64_to_user_ptr(addr);
+	int err;
+
+	if (addr & 7)
+		return CODECTL_STOP_ALIGN;
+	if (!w->uaccess_ok) {
+		err = codectl_read_u64(w, addr + 8, hi);
+		return err ?: codectl_read_u64(w, addr, lo);
+	}
+	pagefault_disable();
+	err = -EFAULT;
+	if (user_access_begin(src, 2 * sizeof(*src))) {
+		unsafe_get_user(*lo, src, end);
+		unsafe_get_user(*hi, src + 1, end);
+		err = 0;
+end:
+		user_access_end();
+	}
+	pagefault_enable();
 	return err ? CODECTL_STOP_FAULT : STEP_OK;
 }
 
@@ -212,6 +247,7 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 					const struct sframe_rule *rule,
 					struct codectl_caller *c)
 {
+	const struct sframe_loc *ra;
 	struct sframe_loc lr;
 	int ret;
 
@@ -221,16 +257,27 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 	c->fp = w->f.fp;
 	c->fp_saved = w->f.fp_saved;
 	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
+	if (ret)
+		return ret;
 	/* An RA the callee did not save is the link register's (arch-*.h). */
-	if (!ret)
-		ret = codectl_loc_value(w, codectl_arch_ra_loc(&rule->ra, &lr),
-					c->cfa, &c->ra);
+	ra = codectl_arch_ra_loc(&rule->ra, &lr);
+	/* The frame pointer saved right below the return address: one read. */
+	if (ra->kind == SFRAME_LOC_MEM && ra->base == SFRAME_BASE_CFA &&
+	    rule->fp.kind == SFRAME_LOC_MEM &&
+	    rule->fp.base == SFRAME_BASE_CFA &&
+	    (s64)rule->fp.off + 8 == (s64)ra->off) {
+		ret = codectl_read_u64x2(w, c->cfa + (s64)rule->fp.off, &c->fp,
+					 &c->ra);
+		c->fp_saved = true;
+	} else {
+		ret = codectl_loc_value(w, ra, c->cfa, &c->ra);
+		if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
+			ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
+			c->fp_saved = true;
+		}
+	}
 	if (!ret)
 		c->ra = codectl_arch_strip_ra(c->ra);
-	if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
-		ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
-		c->fp_saved = true;
-	}
 	return ret;
 }
 
