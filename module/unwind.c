@@ -865,7 +865,9 @@ static int codectl_check_caller(struct codectl_walk *w)
 		return codectl_code_or_ask(w, w->f.ip) ? STEP_OK :
 							 CODECTL_STOP_NOT_CODE;
 	ret = codectl_check_ra(w, w->f.ip);
-	if (ret == CODECTL_STOP_NOT_CODE && codectl_pushed_ra(w))
+	if (!ret)
+		w->rep_ra = w->f.ip;
+	else if (ret == CODECTL_STOP_NOT_CODE && codectl_pushed_ra(w))
 		ret = STEP_OK;
 	return ret;
 }
@@ -953,6 +955,17 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	int ret = STEP_NO_RULE;
 
 	/*
+	 * A return address met before in this walk (a recursion's), whose
+	 * rule the last flat-table lookup gave: no signal trampoline
+	 * (@w->rep_ra is none), its registration the last one (the lookup's,
+	 * whose text holds the pc), with SFrame (so not stale) and not left
+	 * out (else there had been no lookup).  What the steps below would
+	 * find, without asking.
+	 */
+	if (pc == w->rc_pc && w->rc_reg && w->rc_reg == w->last &&
+	    !w->f.exact && w->f.ip == w->rep_ra)
+		return codectl_step_sframe(w, w->rc_reg, pc);
+	/*
 	 * A handler's sa_restorer with the sigreturn code is a signal frame
 	 * whatever tables say: v1 and v2 cannot mark one, and a trampoline
 	 * with ordinary CFI gets an ordinary FDE there.
@@ -1031,6 +1044,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->rc_rule = NULL;
 	w->rc_shape = CODECTL_SHAPE_ANY;
 	w->ok_ra = 0;
+	w->rep_ra = 0;
 	w->next = 0;
 	w->cache[0].reg = NULL;
 	w->cache[1].reg = NULL;
@@ -1084,8 +1098,12 @@ static __always_inline int codectl_verdict(struct codectl_walk *w, int ret)
 		ret = CODECTL_STOP_END;
 	if (!ret && !codectl_user_addr(w->f.ip))
 		ret = CODECTL_STOP_NOT_CODE;
-	/* The entry heuristic checked its return address already. */
+	/*
+	 * The entry heuristic checked its return address already, and
+	 * codectl_check_caller() the last return address it passed.
+	 */
 	if (!ret && w->method != CODECTL_FRAME_FP_ENTRY &&
+	    (w->f.ip != w->rep_ra || w->method == CODECTL_FRAME_SIGNAL) &&
 	    READ_ONCE(codectl_check_callers))
 		ret = codectl_check_caller(w);
 	return ret;

@@ -106,6 +106,11 @@ struct codectl_sec_cache {
  *		the common ones are applied as constants
  * @ok_ra:	the last return address that passed the caller check (0:
  *		none), so that a repeated one is not checked again
+ * @rep_ra:	the last caller that passed codectl_check_caller() as a
+ *		return address, neither a handler's sa_restorer nor the
+ *		kernel's trampoline (0: none): a frame at it is no signal
+ *		trampoline, and a caller at it is code (a recursion's
+ *		frames skip both questions)
  * @next:	the @cache slot to fill next
  * @cache:	the last registrations' sections decoded in user memory
  * @frames:	frames found, by CODECTL_FRAME_*
@@ -136,6 +141,7 @@ struct codectl_walk {
 	const struct sframe_rule *rc_rule;
 	unsigned int rc_shape;
 	u64 ok_ra;
+	u64 rep_ra;
 	unsigned int next;
 	struct codectl_sec_cache cache[2];
 	u32 frames[8];
