@@ -82,6 +82,26 @@ static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
 	return left ? -EFAULT : 0;
 }
 
+/* A word read by copy_from_user_nofault(), and its error. */
+struct codectl_word {
+	u64 val;
+	int err;
+};
+
+/*
+ * codectl_read_u64()'s read before the walk knows that it may use the
+ * inline accessors: out of line, and returning the word, so that no
+ * caller's variable needs an address (nor the stack protector).
+ */
+static noinline struct codectl_word codectl_read_u64_checked(u64 addr)
+{
+	struct codectl_word r = { };
+
+	r.err = copy_from_user_nofault(&r.val, u64_to_user_ptr(addr),
+				       sizeof(r.val));
+	return r;
+}
+
 /* One stack word: the walk's most frequent read, inline. */
 static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 					    u64 addr, u64 *val)
@@ -94,7 +114,10 @@ static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 	if (!w->nofault) {
 		err = get_user(*val, src);
 	} else if (!w->uaccess_ok) {
-		err = copy_from_user_nofault(val, src, sizeof(*val));
+		struct codectl_word r = codectl_read_u64_checked(addr);
+
+		*val = r.val;
+		err = r.err;
 	} else {
 		/* Faults off before access_ok(), as in codectl_copy(). */
 		pagefault_disable();
@@ -541,6 +564,31 @@ static unsigned int codectl_rule_shape(const struct sframe_rule *r)
 	       r->fp.off == -16 ? CODECTL_SHAPE_SP_FP : CODECTL_SHAPE_ANY;
 }
 
+/* Evaluate the last lookup's rule, of a shape other than ANY, into @c. */
+static __always_inline int codectl_eval_shape(const struct codectl_walk *w,
+					      struct codectl_caller *c)
+{
+	const struct sframe_rule *rule = w->rc_rule;
+
+	switch (w->rc_shape) {
+	case CODECTL_SHAPE_FP:
+		return codectl_eval(w, &codectl_rule_fp, c);
+	case CODECTL_SHAPE_SP: {
+		const struct sframe_rule r =
+			CODECTL_ARCH_RULE(SP, rule->cfa.off, SAME, 0);
+
+		return codectl_eval(w, &r, c);
+	}
+	case CODECTL_SHAPE_SP_FP: {
+		const struct sframe_rule r =
+			CODECTL_ARCH_RULE(SP, rule->cfa.off, MEM, -16);
+
+		return codectl_eval(w, &r, c);
+	}
+	}
+	return CODECTL_STOP_TABLE;
+}
+
 static __always_inline int
 codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		    u64 pc)
@@ -561,22 +609,12 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 			w->rc_reg = reg;
 		}
 		rule = w->rc_rule;
-		switch (w->rc_shape) {
-		case CODECTL_SHAPE_FP:
-			return codectl_apply(w, &codectl_rule_fp,
-					     CODECTL_FRAME_SFRAME);
-		case CODECTL_SHAPE_SP: {
-			const struct sframe_rule r =
-				CODECTL_ARCH_RULE(SP, rule->cfa.off, SAME, 0);
+		if (w->rc_shape != CODECTL_SHAPE_ANY) {
+			struct codectl_caller c;
 
-			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
-		}
-		case CODECTL_SHAPE_SP_FP: {
-			const struct sframe_rule r =
-				CODECTL_ARCH_RULE(SP, rule->cfa.off, MEM, -16);
-
-			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
-		}
+			ret = codectl_eval_shape(w, &c);
+			return ret ?: codectl_to_caller(w, &c,
+							CODECTL_FRAME_SFRAME);
 		}
 		if (!rule)
 			return STEP_NO_RULE;
@@ -1109,14 +1147,39 @@ static __always_inline int codectl_verdict(struct codectl_walk *w, int ret)
 	return ret;
 }
 
-/**
- * codectl_walk_next() - step to the caller of the current frame
- * @w:		a walk whose @w->stop is 0
- *
- * On return @w->f is the caller and @w->method how it was found, or
- * @w->stop says why the walk ended.
+/*
+ * A recursion's repeated frame whose caller is the same return address
+ * again: codectl_step()'s first case and the verdict it then gets
+ * (codectl_verdict(): @w->rep_ra passed the caller check), without the
+ * full step's frame and what its fallback keeps, so that a deep
+ * recursion's frames cost about what the frame-pointer walk's do.  True
+ * when the step was made; else @w is untouched and the full step makes
+ * it.
  */
-void codectl_walk_next(struct codectl_walk *w)
+static __always_inline bool codectl_walk_repeat(struct codectl_walk *w)
+{
+	struct codectl_caller c;
+
+	if (w->only_pc || w->f.exact || w->f.ip != w->rep_ra ||
+	    w->f.ip - 1 != w->rc_pc || !w->rc_reg || w->rc_reg != w->last ||
+	    w->rc_shape == CODECTL_SHAPE_ANY)
+		return false;
+	if (codectl_eval_shape(w, &c) || c.ra != w->rep_ra ||
+	    !codectl_arch_cfa_ok(c.cfa, w->f.sp, false))
+		return false;
+	w->f.ip = c.ra;
+	w->f.sp = c.cfa;
+	w->f.fp = c.fp;
+	w->f.fp_saved = c.fp_saved;
+	w->f.sigctx = 0;
+	w->f.regs = NULL;
+	w->method = CODECTL_FRAME_SFRAME;
+	w->frames[CODECTL_FRAME_SFRAME]++;
+	return true;
+}
+
+/* Any step: codectl_walk_next()'s. */
+static noinline void codectl_walk_step(struct codectl_walk *w)
 {
 	/* What a step changes (codectl_to_caller()), for the fallback. */
 	const u64 ip = w->f.ip, sp = w->f.sp, fp = w->f.fp;
@@ -1161,6 +1224,20 @@ void codectl_walk_next(struct codectl_walk *w)
 	}
 	w->f.regs = NULL;
 	w->frames[w->method]++;
+}
+
+/**
+ * codectl_walk_next() - step to the caller of the current frame
+ * @w:		a walk whose @w->stop is 0
+ *
+ * On return @w->f is the caller and @w->method how it was found, or
+ * @w->stop says why the walk ended.
+ */
+void codectl_walk_next(struct codectl_walk *w)
+{
+	if (codectl_walk_repeat(w))
+		return;
+	codectl_walk_step(w);
 }
 
 /**
