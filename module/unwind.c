@@ -1178,6 +1178,53 @@ static __always_inline bool codectl_walk_repeat(struct codectl_walk *w)
 	return true;
 }
 
+/*
+ * The step codectl_walk_repeat() made, again from the frame it found,
+ * which has all it asked for: the same pc, rule and registration, not
+ * exact, found by SFrame.  Only the stack and frame pointers move.
+ */
+static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w)
+{
+	struct codectl_caller c;
+
+	if (codectl_eval_shape(w, &c) || c.ra != w->f.ip ||
+	    !codectl_arch_cfa_ok(c.cfa, w->f.sp, false))
+		return false;
+	w->f.sp = c.cfa;
+	w->f.fp = c.fp;
+	w->f.fp_saved = c.fp_saved;
+	w->frames[CODECTL_FRAME_SFRAME]++;
+	return true;
+}
+
+/**
+ * codectl_walk_repeats() - a recursion's repeated frames, in a row
+ * @w:		a walk whose @w->stop is 0
+ * @ips:	where to store the pc of each frame found
+ * @max:	find at most this many
+ *
+ * The frames codectl_walk_next() would find one by one while the caller
+ * of the current frame is the current frame's own pc again, by the same
+ * rule (a recursion): each step checks only what moves, the stack and
+ * frame pointers.  Stops before any other step, which codectl_walk_next()
+ * then makes.  A faultable walk's caller bounds @max by its next
+ * scheduling point.
+ *
+ * Return: the frames found, their pcs in @ips; @w->f is the last.
+ */
+unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
+				  unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (!max || !codectl_walk_repeat(w))
+		return 0;
+	do
+		ips[n++] = w->f.ip;
+	while (n < max && codectl_walk_repeat_again(w));
+	return n;
+}
+
 /* Any step: codectl_walk_next()'s. */
 static noinline void codectl_walk_step(struct codectl_walk *w)
 {

@@ -12,6 +12,10 @@
  *	}
  *	codectl_walk_end(&w, counters);
  *
+ * A consumer with an array may take a recursion's repeated frames in one
+ * call after storing a frame: n = codectl_walk_repeats(&w, ips, room)
+ * stores the next n frames' pcs and leaves @w at the last of them.
+ *
  * Frame 0 is @regs' pc; every later frame passed the caller check (in
  * code, a return address after a call).  A consumer that has no room
  * breaks out; end then records CODECTL_STOP_DEPTH.
@@ -172,6 +176,8 @@ struct codectl_walk_counters {
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault);
 void codectl_walk_next(struct codectl_walk *w);
+unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
+				  unsigned int max);
 void codectl_walk_end(struct codectl_walk *w,
 		      struct codectl_walk_counters *c);
 unsigned int codectl_walk_reference(struct codectl_walk *w,
