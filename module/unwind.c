@@ -1183,16 +1183,15 @@ static __always_inline bool codectl_walk_repeat(struct codectl_walk *w)
  * which has all it asked for: the same pc, rule and registration, not
  * exact, found by SFrame.  Only the stack and frame pointers move.
  */
-static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w)
+static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w,
+						      struct codectl_caller *c)
 {
-	struct codectl_caller c;
-
-	if (codectl_eval_shape(w, &c) || c.ra != w->f.ip ||
-	    !codectl_arch_cfa_ok(c.cfa, w->f.sp, false))
+	if (codectl_eval_shape(w, c) || c->ra != w->f.ip ||
+	    !codectl_arch_cfa_ok(c->cfa, w->f.sp, false))
 		return false;
-	w->f.sp = c.cfa;
-	w->f.fp = c.fp;
-	w->f.fp_saved = c.fp_saved;
+	w->f.sp = c->cfa;
+	w->f.fp = c->fp;
+	w->f.fp_saved = c->fp_saved;
 	w->frames[CODECTL_FRAME_SFRAME]++;
 	return true;
 }
@@ -1215,13 +1214,15 @@ static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w)
 unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
 				  unsigned int max)
 {
+	/* Out of the loop: its initialisation (INIT_STACK_ALL_ZERO) too. */
+	struct codectl_caller c;
 	unsigned int n = 0;
 
 	if (!max || !codectl_walk_repeat(w))
 		return 0;
 	do
 		ips[n++] = w->f.ip;
-	while (n < max && codectl_walk_repeat_again(w));
+	while (n < max && codectl_walk_repeat_again(w, &c));
 	return n;
 }
 
