@@ -135,12 +135,24 @@ static void codectl_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 	struct codectl_walk w;
 	unsigned int given = 0;
 
+	unsigned int n;
+
 	rcu_read_lock();
 	codectl_walk_start(&w, regs, 0, true);
 	while (!w.stop) {
 		if (perf_callchain_store(entry, w.f.ip))
 			break;
 		given++;
+		/*
+		 * A recursion's frames straight into the entry, as
+		 * perf_callchain_store() would store them one by one (no
+		 * context is stored meanwhile: contexts_maxed stays false).
+		 */
+		n = codectl_walk_repeats(&w, entry->entry->ip + entry->entry->nr,
+					 entry->max_stack - entry->nr);
+		entry->entry->nr += n;
+		entry->nr += n;
+		given += n;
 		if (entry->nr >= entry->max_stack)
 			break;
 		codectl_walk_next(&w);
@@ -184,9 +196,18 @@ static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
 	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_UNWIND_USER];
 	struct codectl_walk w;
 
+	unsigned int room;
+
 	codectl_walk_start(&w, task_pt_regs(current), 0, nofault);
 	while (!w.stop) {
 		trace->entries[trace->nr++] = w.f.ip;
+		/* A recursion's frames, up to the next scheduling point. */
+		room = max_entries - trace->nr;
+		if (!nofault)
+			room = min(room, CODECTL_WALK_RESCHED_FRAMES - trace->nr %
+				   CODECTL_WALK_RESCHED_FRAMES);
+		trace->nr += codectl_walk_repeats(&w,
+				(u64 *)(trace->entries + trace->nr), room);
 		if (trace->nr >= max_entries)
 			break;
 		if (!nofault && !(trace->nr % CODECTL_WALK_RESCHED_FRAMES))

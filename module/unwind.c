@@ -82,6 +82,26 @@ static int codectl_copy(const struct codectl_walk *w, void *dst, u64 addr,
 	return left ? -EFAULT : 0;
 }
 
+/* A word read by copy_from_user_nofault(), and its error. */
+struct codectl_word {
+	u64 val;
+	int err;
+};
+
+/*
+ * codectl_read_u64()'s read before the walk knows that it may use the
+ * inline accessors: out of line, and returning the word, so that no
+ * caller's variable needs an address (nor the stack protector).
+ */
+static noinline struct codectl_word codectl_read_u64_checked(u64 addr)
+{
+	struct codectl_word r = { };
+
+	r.err = copy_from_user_nofault(&r.val, u64_to_user_ptr(addr),
+				       sizeof(r.val));
+	return r;
+}
+
 /* One stack word: the walk's most frequent read, inline. */
 static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 					    u64 addr, u64 *val)
@@ -94,14 +114,52 @@ static __always_inline int codectl_read_u64(const struct codectl_walk *w,
 	if (!w->nofault) {
 		err = get_user(*val, src);
 	} else if (!w->uaccess_ok) {
-		err = copy_from_user_nofault(val, src, sizeof(*val));
+		struct codectl_word r = codectl_read_u64_checked(addr);
+
+		*val = r.val;
+		err = r.err;
 	} else {
 		/* Faults off before access_ok(), as in codectl_copy(). */
 		pagefault_disable();
-		err = access_ok(src, sizeof(*val)) ? __get_user(*val, src) :
-		      -EFAULT;
+		err = -EFAULT;
+		if (user_access_begin(src, sizeof(*val))) {
+			unsafe_get_user(*val, src, end);
+			err = 0;
+end:
+			user_access_end();
+		}
 		pagefault_enable();
 	}
+	return err ? CODECTL_STOP_FAULT : STEP_OK;
+}
+
+/*
+ * Two stack words, @lo at @addr and @hi above it: a frame's saved frame
+ * pointer and return address.  The hooks' walk reads both in one access
+ * to user memory; the others read @hi first, as two reads would.
+ */
+static __always_inline int codectl_read_u64x2(const struct codectl_walk *w,
+					      u64 addr, u64 *lo, u64 *hi)
+{
+	u64 __user *src = (u64 __user *)u64_to_user_ptr(addr);
+	int err;
+
+	if (addr & 7)
+		return CODECTL_STOP_ALIGN;
+	if (!w->uaccess_ok) {
+		err = codectl_read_u64(w, addr + 8, hi);
+		return err ?: codectl_read_u64(w, addr, lo);
+	}
+	pagefault_disable();
+	err = -EFAULT;
+	if (user_access_begin(src, 2 * sizeof(*src))) {
+		unsafe_get_user(*lo, src, end);
+		unsafe_get_user(*hi, src + 1, end);
+		err = 0;
+end:
+		user_access_end();
+	}
+	pagefault_enable();
 	return err ? CODECTL_STOP_FAULT : STEP_OK;
 }
 
@@ -212,6 +270,7 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 					const struct sframe_rule *rule,
 					struct codectl_caller *c)
 {
+	const struct sframe_loc *ra;
 	struct sframe_loc lr;
 	int ret;
 
@@ -221,16 +280,27 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 	c->fp = w->f.fp;
 	c->fp_saved = w->f.fp_saved;
 	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
+	if (ret)
+		return ret;
 	/* An RA the callee did not save is the link register's (arch-*.h). */
-	if (!ret)
-		ret = codectl_loc_value(w, codectl_arch_ra_loc(&rule->ra, &lr),
-					c->cfa, &c->ra);
+	ra = codectl_arch_ra_loc(&rule->ra, &lr);
+	/* The frame pointer saved right below the return address: one read. */
+	if (ra->kind == SFRAME_LOC_MEM && ra->base == SFRAME_BASE_CFA &&
+	    rule->fp.kind == SFRAME_LOC_MEM &&
+	    rule->fp.base == SFRAME_BASE_CFA &&
+	    (s64)rule->fp.off + 8 == (s64)ra->off) {
+		ret = codectl_read_u64x2(w, c->cfa + (s64)rule->fp.off, &c->fp,
+					 &c->ra);
+		c->fp_saved = true;
+	} else {
+		ret = codectl_loc_value(w, ra, c->cfa, &c->ra);
+		if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
+			ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
+			c->fp_saved = true;
+		}
+	}
 	if (!ret)
 		c->ra = codectl_arch_strip_ra(c->ra);
-	if (!ret && rule->fp.kind != SFRAME_LOC_SAME) {
-		ret = codectl_loc_value(w, &rule->fp, c->cfa, &c->fp);
-		c->fp_saved = true;
-	}
 	return ret;
 }
 
@@ -494,6 +564,31 @@ static unsigned int codectl_rule_shape(const struct sframe_rule *r)
 	       r->fp.off == -16 ? CODECTL_SHAPE_SP_FP : CODECTL_SHAPE_ANY;
 }
 
+/* Evaluate the last lookup's rule, of a shape other than ANY, into @c. */
+static __always_inline int codectl_eval_shape(const struct codectl_walk *w,
+					      struct codectl_caller *c)
+{
+	const struct sframe_rule *rule = w->rc_rule;
+
+	switch (w->rc_shape) {
+	case CODECTL_SHAPE_FP:
+		return codectl_eval(w, &codectl_rule_fp, c);
+	case CODECTL_SHAPE_SP: {
+		const struct sframe_rule r =
+			CODECTL_ARCH_RULE(SP, rule->cfa.off, SAME, 0);
+
+		return codectl_eval(w, &r, c);
+	}
+	case CODECTL_SHAPE_SP_FP: {
+		const struct sframe_rule r =
+			CODECTL_ARCH_RULE(SP, rule->cfa.off, MEM, -16);
+
+		return codectl_eval(w, &r, c);
+	}
+	}
+	return CODECTL_STOP_TABLE;
+}
+
 static __always_inline int
 codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		    u64 pc)
@@ -514,22 +609,12 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 			w->rc_reg = reg;
 		}
 		rule = w->rc_rule;
-		switch (w->rc_shape) {
-		case CODECTL_SHAPE_FP:
-			return codectl_apply(w, &codectl_rule_fp,
-					     CODECTL_FRAME_SFRAME);
-		case CODECTL_SHAPE_SP: {
-			const struct sframe_rule r =
-				CODECTL_ARCH_RULE(SP, rule->cfa.off, SAME, 0);
+		if (w->rc_shape != CODECTL_SHAPE_ANY) {
+			struct codectl_caller c;
 
-			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
-		}
-		case CODECTL_SHAPE_SP_FP: {
-			const struct sframe_rule r =
-				CODECTL_ARCH_RULE(SP, rule->cfa.off, MEM, -16);
-
-			return codectl_apply(w, &r, CODECTL_FRAME_SFRAME);
-		}
+			ret = codectl_eval_shape(w, &c);
+			return ret ?: codectl_to_caller(w, &c,
+							CODECTL_FRAME_SFRAME);
 		}
 		if (!rule)
 			return STEP_NO_RULE;
@@ -818,7 +903,9 @@ static int codectl_check_caller(struct codectl_walk *w)
 		return codectl_code_or_ask(w, w->f.ip) ? STEP_OK :
 							 CODECTL_STOP_NOT_CODE;
 	ret = codectl_check_ra(w, w->f.ip);
-	if (ret == CODECTL_STOP_NOT_CODE && codectl_pushed_ra(w))
+	if (!ret)
+		w->rep_ra = w->f.ip;
+	else if (ret == CODECTL_STOP_NOT_CODE && codectl_pushed_ra(w))
 		ret = STEP_OK;
 	return ret;
 }
@@ -971,6 +1058,17 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	int ret = STEP_NO_RULE;
 
 	/*
+	 * A return address met before in this walk (a recursion's), whose
+	 * rule the last flat-table lookup gave: no signal trampoline
+	 * (@w->rep_ra is none), its registration the last one (the lookup's,
+	 * whose text holds the pc), with SFrame (so not stale) and not left
+	 * out (else there had been no lookup).  What the steps below would
+	 * find, without asking.
+	 */
+	if (pc == w->rc_pc && w->rc_reg && w->rc_reg == w->last &&
+	    !w->f.exact && w->f.ip == w->rep_ra)
+		return codectl_step_sframe(w, w->rc_reg, pc);
+	/*
 	 * A handler's sa_restorer with the sigreturn code is a signal frame
 	 * whatever tables say: v1 and v2 cannot mark one, and a trampoline
 	 * with ordinary CFI gets an ordinary FDE there.
@@ -1049,6 +1147,7 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 	w->rc_rule = NULL;
 	w->rc_shape = CODECTL_SHAPE_ANY;
 	w->ok_ra = 0;
+	w->rep_ra = 0;
 	w->next = 0;
 	w->cache[0].reg = NULL;
 	w->cache[1].reg = NULL;
@@ -1102,21 +1201,98 @@ static __always_inline int codectl_verdict(struct codectl_walk *w, int ret)
 		ret = CODECTL_STOP_END;
 	if (!ret && !codectl_user_addr(w->f.ip))
 		ret = CODECTL_STOP_NOT_CODE;
-	/* The entry heuristic checked its return address already. */
+	/*
+	 * The entry heuristic checked its return address already, and
+	 * codectl_check_caller() the last return address it passed.
+	 */
 	if (!ret && w->method != CODECTL_FRAME_FP_ENTRY &&
+	    (w->f.ip != w->rep_ra || w->method == CODECTL_FRAME_SIGNAL) &&
 	    READ_ONCE(codectl_check_callers))
 		ret = codectl_check_caller(w);
 	return ret;
 }
 
-/**
- * codectl_walk_next() - step to the caller of the current frame
- * @w:		a walk whose @w->stop is 0
- *
- * On return @w->f is the caller and @w->method how it was found, or
- * @w->stop says why the walk ended.
+/*
+ * A recursion's repeated frame whose caller is the same return address
+ * again: codectl_step()'s first case and the verdict it then gets
+ * (codectl_verdict(): @w->rep_ra passed the caller check), without the
+ * full step's frame and what its fallback keeps, so that a deep
+ * recursion's frames cost about what the frame-pointer walk's do.  True
+ * when the step was made; else @w is untouched and the full step makes
+ * it.
  */
-void codectl_walk_next(struct codectl_walk *w)
+static __always_inline bool codectl_walk_repeat(struct codectl_walk *w)
+{
+	struct codectl_caller c;
+
+	if (w->only_pc || w->f.exact || w->f.ip != w->rep_ra ||
+	    w->f.ip - 1 != w->rc_pc || !w->rc_reg || w->rc_reg != w->last ||
+	    w->rc_shape == CODECTL_SHAPE_ANY)
+		return false;
+	if (codectl_eval_shape(w, &c) || c.ra != w->rep_ra ||
+	    !codectl_arch_cfa_ok(c.cfa, w->f.sp, false))
+		return false;
+	w->f.ip = c.ra;
+	w->f.sp = c.cfa;
+	w->f.fp = c.fp;
+	w->f.fp_saved = c.fp_saved;
+	w->f.sigctx = 0;
+	w->f.regs = NULL;
+	w->method = CODECTL_FRAME_SFRAME;
+	w->frames[CODECTL_FRAME_SFRAME]++;
+	return true;
+}
+
+/*
+ * The step codectl_walk_repeat() made, again from the frame it found,
+ * which has all it asked for: the same pc, rule and registration, not
+ * exact, found by SFrame.  Only the stack and frame pointers move.
+ */
+static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w,
+						      struct codectl_caller *c)
+{
+	if (codectl_eval_shape(w, c) || c->ra != w->f.ip ||
+	    !codectl_arch_cfa_ok(c->cfa, w->f.sp, false))
+		return false;
+	w->f.sp = c->cfa;
+	w->f.fp = c->fp;
+	w->f.fp_saved = c->fp_saved;
+	w->frames[CODECTL_FRAME_SFRAME]++;
+	return true;
+}
+
+/**
+ * codectl_walk_repeats() - a recursion's repeated frames, in a row
+ * @w:		a walk whose @w->stop is 0
+ * @ips:	where to store the pc of each frame found
+ * @max:	find at most this many
+ *
+ * The frames codectl_walk_next() would find one by one while the caller
+ * of the current frame is the current frame's own pc again, by the same
+ * rule (a recursion): each step checks only what moves, the stack and
+ * frame pointers.  Stops before any other step, which codectl_walk_next()
+ * then makes.  A faultable walk's caller bounds @max by its next
+ * scheduling point.
+ *
+ * Return: the frames found, their pcs in @ips; @w->f is the last.
+ */
+unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
+				  unsigned int max)
+{
+	/* Out of the loop: its initialisation (INIT_STACK_ALL_ZERO) too. */
+	struct codectl_caller c;
+	unsigned int n = 0;
+
+	if (!max || !codectl_walk_repeat(w))
+		return 0;
+	do
+		ips[n++] = w->f.ip;
+	while (n < max && codectl_walk_repeat_again(w, &c));
+	return n;
+}
+
+/* Any step: codectl_walk_next()'s. */
+static noinline void codectl_walk_step(struct codectl_walk *w)
 {
 	/* What a step changes (codectl_to_caller()), for the fallback. */
 	const u64 ip = w->f.ip, sp = w->f.sp, fp = w->f.fp;
@@ -1161,6 +1337,20 @@ void codectl_walk_next(struct codectl_walk *w)
 	}
 	w->f.regs = NULL;
 	w->frames[w->method]++;
+}
+
+/**
+ * codectl_walk_next() - step to the caller of the current frame
+ * @w:		a walk whose @w->stop is 0
+ *
+ * On return @w->f is the caller and @w->method how it was found, or
+ * @w->stop says why the walk ended.
+ */
+void codectl_walk_next(struct codectl_walk *w)
+{
+	if (codectl_walk_repeat(w))
+		return;
+	codectl_walk_step(w);
 }
 
 /**

@@ -12,6 +12,10 @@
  *	}
  *	codectl_walk_end(&w, counters);
  *
+ * A consumer with an array may take a recursion's repeated frames in one
+ * call after storing a frame: n = codectl_walk_repeats(&w, ips, room)
+ * stores the next n frames' pcs and leaves @w at the last of them.
+ *
  * Frame 0 is @regs' pc; every later frame passed the caller check (in
  * code, a return address after a call).  A consumer that has no room
  * breaks out; end then records CODECTL_STOP_DEPTH.
@@ -106,6 +110,11 @@ struct codectl_sec_cache {
  *		the common ones are applied as constants
  * @ok_ra:	the last return address that passed the caller check (0:
  *		none), so that a repeated one is not checked again
+ * @rep_ra:	the last caller that passed codectl_check_caller() as a
+ *		return address, neither a handler's sa_restorer nor the
+ *		kernel's trampoline (0: none): a frame at it is no signal
+ *		trampoline, and a caller at it is code (a recursion's
+ *		frames skip both questions)
  * @next:	the @cache slot to fill next
  * @cache:	the last registrations' sections decoded in user memory
  * @frames:	frames found, by CODECTL_FRAME_*
@@ -136,6 +145,7 @@ struct codectl_walk {
 	const struct sframe_rule *rc_rule;
 	unsigned int rc_shape;
 	u64 ok_ra;
+	u64 rep_ra;
 	unsigned int next;
 	struct codectl_sec_cache cache[2];
 	u32 frames[8];
@@ -166,6 +176,8 @@ struct codectl_walk_counters {
 void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 			unsigned int flags, bool nofault);
 void codectl_walk_next(struct codectl_walk *w);
+unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
+				  unsigned int max);
 void codectl_walk_end(struct codectl_walk *w,
 		      struct codectl_walk_counters *c);
 unsigned int codectl_walk_reference(struct codectl_walk *w,

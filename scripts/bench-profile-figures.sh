@@ -14,7 +14,10 @@
 # profiling instructions per frame: (its run's instructions - its
 # build's unprofiled run's) / samples / frames per sample, the whole
 # cost of a sample (walk, record, perf's writing) over its depth, so
-# that rows whose samples fell at different depths compare.  One table per kernel, naming its
+# that rows whose samples fell at different depths compare; and of it,
+# for codectl's rows, the walk's share: the hook's instructions per
+# sample over the frames per sample (the rest is the sampling interrupt,
+# the kprobe's redirection, perf's record and its writing out).  One table per kernel, naming its
 # command, commit and date, then its goal and defer lines, replace what
 # stands between <!-- bench-profile:begin --> and <!-- bench-profile:end -->
 # in DOC (default docs/performance.md; "-" prints them).
@@ -54,6 +57,7 @@ text=$(for f in "${files[@]}"; do
 		tag[n] = $2 "-" $3 "-" $5 "-" $6 "-" $4
 		b[n] = base[$2, $3 == "fp-build" ? "fp" : "no"]
 		fr[n] = $9
+		hk[n] = $12
 	}
 	# "# TAG: COMPLETE of TOTAL samples reach main, SIZE bytes, NS ns"
 	/^# [^ ]+: [0-9]+ of [0-9]+ samples reach main/ {
@@ -64,13 +68,15 @@ text=$(for f in "${files[@]}"; do
 	END {
 		printf "**%s** (`%s`), from `%s` at commit %s, %s", k, kver, cmd, commit, date
 		printf "; instructions per call: deep %s, calls %s.\n\n", ipc["deep"], ipc["calls"]
-		print "| workload | row | perf | call graph | Hz | stacks reaching `main` | bytes/sample | frames/sample | lost | slowdown against no-fp unprofiled | hook instructions/sample | profiling instructions/frame |"
-		print "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		print "| workload | row | perf | call graph | Hz | stacks reaching `main` | bytes/sample | frames/sample | lost | slowdown against no-fp unprofiled | hook instructions/sample | profiling instructions/frame | of which the walk |"
+		print "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		for (i = 1; i <= n; i++) {
-			t = tag[i]; c = "-"
+			t = tag[i]; c = "-"; h = "-"
 			if ((t in samples) && samples[t] > 0 && fr[i] > 0)
 				c = sprintf("%.0f", (ns[t] - b[i]) / samples[t] / fr[i])
-			print rows[i] " " c " |"
+			if (hk[i] ~ /^[0-9]+$/ && fr[i] > 0)
+				h = sprintf("%.0f", hk[i] / fr[i])
+			print rows[i] " " c " | " h " |"
 		}
 		print ""
 		for (i = 1; i <= ng; i++) print "- goal, " goals[i]
