@@ -554,6 +554,22 @@ static int codectl_import_args_ok(const struct codectl_import_info *info)
 }
 
 /*
+ * Is @inode still the file identified as @was, its ctime @ct, and not
+ * open for writing?
+ */
+static bool codectl_import_file_unchanged(struct inode *inode,
+					  const struct codectl_file_id *was,
+					  const struct timespec64 *ct)
+{
+	struct codectl_file_id id;
+	struct timespec64 now = codectl_inode_ctime(inode);
+
+	codectl_file_id(inode, &id);
+	return !memcmp(&id, was, sizeof(id)) && timespec64_equal(&now, ct) &&
+	       !inode_is_open_for_write(inode);
+}
+
+/*
  * The whole content of @file, just imported as @imp (the caller's
  * reference, put here), once @imp is in use: discovery uses it meanwhile
  * wherever the file's ctime is still @ct (codectl_import_verify()), as it
@@ -566,21 +582,14 @@ static int codectl_import_hash_content(struct codectl_import *imp,
 				       const struct codectl_file_id *was,
 				       const struct timespec64 *ct)
 {
-	struct inode *inode = file_inode(file);
-	struct codectl_file_id id;
-	struct timespec64 now;
 	bool unhashed = false;
 	u64 content;
 	int ret;
 
 	ret = codectl_file_hash(file, &content);
-	if (ret)
-		ret = ret == -EIO ? -ENOEXEC : ret;
-	codectl_file_id(inode, &id);
-	now = codectl_inode_ctime(inode);
-	if (!ret && (memcmp(&id, was, sizeof(id)) ||
-		     !timespec64_equal(&now, ct) ||
-		     inode_is_open_for_write(inode)))
+	if (ret == -EIO)
+		ret = -ENOEXEC;
+	if (!ret && !codectl_import_file_unchanged(file_inode(file), was, ct))
 		ret = -ETXTBSY;
 	spin_lock(&codectl_import_lock);
 	if (!ret) {
@@ -602,10 +611,9 @@ static int codectl_import_add(struct file *file,
 			      const struct codectl_import_info *info)
 {
 	struct inode *inode = file_inode(file);
-	struct timespec64 ct = codectl_inode_ctime(inode), now;
+	struct timespec64 ct = codectl_inode_ctime(inode);
 	struct codectl_import *imp;
 	struct codectl_file_elf elf;
-	struct codectl_file_id id;
 	char *buf, *path;
 	int ret;
 
@@ -645,11 +653,8 @@ static int codectl_import_add(struct file *file,
 	imp->sec_hash = codectl_share_content(imp->sec, imp->size);
 
 	/* The section was checked against the file identified, unwritten. */
-	codectl_file_id(inode, &id);
-	now = codectl_inode_ctime(inode);
 	ret = -ETXTBSY;
-	if (memcmp(&id, &elf.obj.id, sizeof(id)) ||
-	    !timespec64_equal(&now, &ct) || inode_is_open_for_write(inode))
+	if (!codectl_import_file_unchanged(inode, &elf.obj.id, &ct))
 		goto out;
 
 	buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
