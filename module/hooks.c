@@ -133,9 +133,7 @@ static void codectl_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 {
 	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_PERF];
 	struct codectl_walk w;
-	unsigned int given = 0;
-
-	unsigned int n;
+	unsigned int given = 0, n;
 
 	rcu_read_lock();
 	codectl_walk_start(&w, regs, 0, true);
@@ -195,7 +193,6 @@ static void codectl_unwind_user_walk(struct unwind_stacktrace *trace,
 {
 	struct codectl_hook *h = &codectl_hooks[CODECTL_HOOK_UNWIND_USER];
 	struct codectl_walk w;
-
 	unsigned int room;
 
 	codectl_walk_start(&w, task_pt_regs(current), 0, nofault);

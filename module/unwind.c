@@ -1213,6 +1213,25 @@ static __always_inline int codectl_verdict(struct codectl_walk *w, int ret)
 }
 
 /*
+ * The repeated step from a frame that has all codectl_walk_repeat() asks
+ * for (its pc the return address, the last rule and registration, not
+ * exact): the caller is the same pc again, so only the stack and frame
+ * pointers move.
+ */
+static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w,
+						      struct codectl_caller *c)
+{
+	if (codectl_eval_shape(w, c) || c->ra != w->f.ip ||
+	    !codectl_arch_cfa_ok(c->cfa, w->f.sp, false))
+		return false;
+	w->f.sp = c->cfa;
+	w->f.fp = c->fp;
+	w->f.fp_saved = c->fp_saved;
+	w->frames[CODECTL_FRAME_SFRAME]++;
+	return true;
+}
+
+/*
  * A recursion's repeated frame whose caller is the same return address
  * again: codectl_step()'s first case and the verdict it then gets
  * (codectl_verdict(): @w->rep_ra passed the caller check), without the
@@ -1229,35 +1248,12 @@ static __always_inline bool codectl_walk_repeat(struct codectl_walk *w)
 	    w->f.ip - 1 != w->rc_pc || !w->rc_reg || w->rc_reg != w->last ||
 	    w->rc_shape == CODECTL_SHAPE_ANY)
 		return false;
-	if (codectl_eval_shape(w, &c) || c.ra != w->rep_ra ||
-	    !codectl_arch_cfa_ok(c.cfa, w->f.sp, false))
+	if (!codectl_walk_repeat_again(w, &c))
 		return false;
-	w->f.ip = c.ra;
-	w->f.sp = c.cfa;
-	w->f.fp = c.fp;
-	w->f.fp_saved = c.fp_saved;
+	/* The pc stays: it is the return address found again. */
 	w->f.sigctx = 0;
 	w->f.regs = NULL;
 	w->method = CODECTL_FRAME_SFRAME;
-	w->frames[CODECTL_FRAME_SFRAME]++;
-	return true;
-}
-
-/*
- * The step codectl_walk_repeat() made, again from the frame it found,
- * which has all it asked for: the same pc, rule and registration, not
- * exact, found by SFrame.  Only the stack and frame pointers move.
- */
-static __always_inline bool codectl_walk_repeat_again(struct codectl_walk *w,
-						      struct codectl_caller *c)
-{
-	if (codectl_eval_shape(w, c) || c->ra != w->f.ip ||
-	    !codectl_arch_cfa_ok(c->cfa, w->f.sp, false))
-		return false;
-	w->f.sp = c->cfa;
-	w->f.fp = c->fp;
-	w->f.fp_saved = c->fp_saved;
-	w->frames[CODECTL_FRAME_SFRAME]++;
 	return true;
 }
 
