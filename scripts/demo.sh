@@ -138,7 +138,7 @@ awk -v dir="$out" '
 
 # The table of perf report: its rows, without the comments.
 table() {
-	grep -v '^#' "$out/$1/report.txt" | grep -v '^$' | head -n "${2:-14}"
+	grep -v -e '^#' -e '^$' "$out/$1/report.txt" | sed -n "1,${2:-14}p"
 }
 share() {
 	local total complete depth

@@ -133,7 +133,7 @@ else
 			-b "$tmp/var:/var/lib/dkms" -r "$sdir" -- "$@"
 	}
 fi
-dkms_version=$(in_ns dkms --version 2>&1 | head -n 1)
+dkms_version=$(in_ns dkms --version 2>&1 | sed -n 1p)
 state() { ls -lR "${state_dirs[@]}" 2>/dev/null | md5sum; }
 before=$(state)
 
@@ -171,7 +171,7 @@ else
 	find "$tmp/tree" -name make.log -exec sed 's/^/    make.log: /' {} + 2>/dev/null
 fi
 
-installed=$(find "$tmp/inst/$kver" -name 'codectl.ko*' | head -n 1)
+installed=$(find "$tmp/inst/$kver" -name 'codectl.ko*' | sed -n 1p)
 if [ -n "$installed" ]; then
 	ok "module installed at ${installed#"$tmp/inst/"}"
 else
@@ -338,7 +338,7 @@ dkms_log() {
 	sed 's/^/    dkms: /' /tmp/dkms.log
 	return $rc
 }
-desc="$(dkms --version) add, build, install for $kver in the guest ($(gcc --version | head -n 1))"
+desc="$(dkms --version) add, build, install for $kver in the guest ($(gcc --version | sed -n 1p))"
 dkms_install() { dkms_log add && dkms_log build && dkms_log install; }
 t dkms_install
 [ "$f" -eq 0 ] || find /var/lib/dkms -name make.log -exec sed 's/^/    make.log: /' {} +

@@ -194,7 +194,7 @@ newest_version() {
 # (first alternative only; version from an "=" or ">=" constraint, else "-").
 depends() {
 	apt-cache show "$1=$2" |
-		awk '/^Depends:/ { sub(/^Depends: */, ""); print; exit }' |
+		awk '/^Depends:/ && !seen++ { sub(/^Depends: */, ""); print }' |
 		tr ',' '\n' |
 		sed -E 's/\|.*//; s/^ *//; s/ *$//' |
 		sed -E 's/^([^ ]+) \((=|>=) ([^)]+)\)$/\1 \3/; t; s/^([^ ]+).*/\1 -/'
@@ -262,7 +262,7 @@ extract_vmlinux() {
 	local img=$1 out=$2 z off
 	local -A magic=([xz]=$'\xfd7zXZ' [zstd]=$'(\xb5/\xfd' [gzip]=$'\x1f\x8b\x08')
 	for z in xz zstd gzip; do
-		off=$(LC_ALL=C grep -abo -F "${magic[$z]}" "$img" | head -n 1 | cut -d: -f1)
+		off=$(LC_ALL=C grep -abo -F "${magic[$z]}" "$img" | sed -n 1p | cut -d: -f1)
 		[ -n "$off" ] || continue
 		tail -c +$((off + 1)) "$img" | "$z" -dc >"$out" 2>/dev/null || true
 		[ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = '177ELF' ] && return 0
@@ -359,7 +359,7 @@ fetch_series() {
 		command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
 		t=$(mktemp --suffix=.c) || { echo 0; exit 0; }
 		printf 'int f(const int *p) { __typeof_unqual__(*p) x = *p; return x; }\n' >"$t"
-		if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+		if "$@" "$t" 2>&1 | grep error >/dev/null; then echo 0; else echo 1; fi
 		rm -f "$t"
 		CHECKER
 		chmod 755 "$common/scripts/checker-valid.sh"
@@ -434,7 +434,7 @@ list)
 	;;
 release)
 	[ -n "$series" ] || usage
-	series_suites | head -n 1 | sed -E 's/-(security|backports|updates)$//'
+	series_suites | sed -n 1p | sed -E 's/-(security|backports|updates)$//'
 	;;
 fetch)
 	[ -n "$series" ] || usage

@@ -139,8 +139,8 @@ else
 	sed 's/^/    /' "$tmp/debs.diff"; notok "the .debs and their Architecture (host's: $harch as arm64, all as all)"
 fi
 while read -r pkg arch; do
-	deb=$(ls "$debs/${pkg}_"*"_$arch.deb" 2>/dev/null | head -n 1)
-	hdeb=$(ls "$hdebs/${pkg}_"*"_$( [ "$arch" = arm64 ] && echo "$harch" || echo "$arch").deb" 2>/dev/null | head -n 1)
+	deb=$(ls "$debs/${pkg}_"*"_$arch.deb" 2>/dev/null | sed -n 1p)
+	hdeb=$(ls "$hdebs/${pkg}_"*"_$( [ "$arch" = arm64 ] && echo "$harch" || echo "$arch").deb" 2>/dev/null | sed -n 1p)
 	[ -n "$deb" ] || { notok "$pkg: no ${pkg}_*_$arch.deb in $debs"; continue; }
 	[ -n "$hdeb" ] || { notok "$pkg: no host .deb to compare with in $hdebs"; continue; }
 	x=$tmp/x/$pkg hx=$tmp/hx/$pkg
@@ -155,7 +155,7 @@ while read -r pkg arch; do
 			cmp -s <(dpkg-deb -I "$deb" md5sums) <(dpkg-deb -I "$hdeb" md5sums)
 	else
 		other=$(grep -v ' AArch64$' "$tmp/elf-$pkg.txt")
-		check "$pkg: all $nelf ELF files (archive members counted) AArch64 (readelf -h)${other:+; not:$(echo "$other" | head -n 5 | tr '\n' ';')}" \
+		check "$pkg: all $nelf ELF files (archive members counted) AArch64 (readelf -h)${other:+; not:$(echo "$other" | sed -n 1,5p | tr '\n' ';')}" \
 			eval '[ "$nelf" -gt 0 ] && [ -z "$other" ]'
 	fi
 	# The file lists: type and mode, path, link target; the triplet and
@@ -170,7 +170,7 @@ while read -r pkg arch; do
 	if [ -s "$tmp/files-$pkg.txt" ] && diff -u "$tmp/hfiles-$pkg.txt" "$tmp/files-$pkg.txt" >"$tmp/files.diff"; then
 		ok "$pkg: the host package's $(wc -l <"$tmp/files-$pkg.txt") paths, modes and links (triplet aside)"
 	else
-		sed 's/^/    /' "$tmp/files.diff" | head -n 30
+		sed 's/^/    /' "$tmp/files.diff" | sed -n 1,30p
 		notok "$pkg: the file list differs from the host package's"
 	fi
 done <"$tmp/debs.txt"
@@ -188,9 +188,9 @@ else
 	sed 's/^/    /' "$tmp/rpms.diff"; notok "the RPMs and their ARCH (host's: $hrpm_arch as aarch64, noarch as noarch)"
 fi
 while read -r pkg arch; do
-	rpm=$(find "$rpms" -name "$pkg-[0-9]*.$arch.rpm" | head -n 1)
+	rpm=$(find "$rpms" -name "$pkg-[0-9]*.$arch.rpm" | sed -n 1p)
 	harch_r=$arch; [ "$arch" != aarch64 ] || harch_r=$hrpm_arch
-	hrpm=$(find "$hrpms" -name "$pkg-[0-9]*.$harch_r.rpm" | head -n 1)
+	hrpm=$(find "$hrpms" -name "$pkg-[0-9]*.$harch_r.rpm" | sed -n 1p)
 	[ -n "$rpm" ] && [ -n "$hrpm" ] || { notok "rpm $pkg: no $pkg-*.$arch.rpm here or no host one"; continue; }
 	x=$tmp/rx/$pkg
 	mkdir -p "$x"
@@ -200,7 +200,7 @@ while read -r pkg arch; do
 	if [ -s "$tmp/rfiles-$pkg.txt" ] && diff -u "$tmp/hrfiles-$pkg.txt" "$tmp/rfiles-$pkg.txt" >"$tmp/rfiles.diff"; then
 		ok "rpm $pkg: ARCH $arch, its payload (rpm2cpio) has the host RPM's $(wc -l <"$tmp/rfiles-$pkg.txt") paths"
 	else
-		sed 's/^/    /' "$tmp/rfiles.diff" | head -n 30
+		sed 's/^/    /' "$tmp/rfiles.diff" | sed -n 1,30p
 		notok "rpm $pkg: the payload's paths differ from the host RPM's"
 	fi
 	elf_machines "$x" >"$tmp/relf-$pkg.txt"
@@ -209,7 +209,7 @@ while read -r pkg arch; do
 		check "rpm $pkg: no ELF file in a noarch package" [ "$nelf" -eq 0 ]
 	else
 		other=$(grep -v ' AArch64$' "$tmp/relf-$pkg.txt")
-		check "rpm $pkg: all $nelf ELF files in the payload AArch64${other:+; not:$(echo "$other" | head -n 5 | tr '\n' ';')}" \
+		check "rpm $pkg: all $nelf ELF files in the payload AArch64${other:+; not:$(echo "$other" | sed -n 1,5p | tr '\n' ';')}" \
 			eval '[ "$nelf" -gt 0 ] && [ -z "$other" ]'
 	fi
 done <"$tmp/rpms.txt"

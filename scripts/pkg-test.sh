@@ -176,7 +176,7 @@ prepare)
 	printf 'mok_signing_key="/root/mok/mok.key"\nmok_certificate="/root/mok/mok.der"\n' >>/etc/dkms/framework.conf
 	cp /root/mok/mok.der /pkgtest/mok.der
 	leftovers >/pkgtest/baseline.txt
-	dkms --version | head -n 1 >/pkgtest/dkms-version.txt
+	dkms --version | sed -n 1p >/pkgtest/dkms-version.txt
 	;;
 install | upgrade)
 	apt-get install -y -q --no-install-recommends "$3"/*.deb >/pkgtest/apt-$step.log 2>&1
@@ -198,7 +198,7 @@ state)
 	dkms status >"$d/dkms-status.txt" 2>&1
 	dpkg-query -W -f '${binary:Package} ${Version} ${db:Status-Status}\n' codectl-dkms codectl \
 		libcodectl1 libcodectl-dev >"$d/dpkg.txt" 2>/dev/null
-	ko=$(ls /lib/modules/"$kver"/updates/dkms/codectl.ko* 2>/dev/null | head -n 1)
+	ko=$(ls /lib/modules/"$kver"/updates/dkms/codectl.ko* 2>/dev/null | sed -n 1p)
 	if [ -n "$ko" ]; then
 		cp "$ko" "$d/"
 		stat -c '%i %Y.%y' "$ko" >"$d/ko-stat.txt"
@@ -276,14 +276,14 @@ for series in "$@"; do
 	start=$(date +%s)
 	inroot install /pkgtest/v1 >"$tmp/install.log" 2>&1
 	rc=$?
-	grep -E 'Building|Done|Skipped|Error|error|Signing|codectl' "$tmp/install.log" | head -n 30
+	grep -E 'Building|Done|Skipped|Error|error|Signing|codectl' "$tmp/install.log" | sed -n 1,30p
 	check "$series: apt-get install of $v1 (dkms from the postinst; $(($(date +%s) - start))s)" [ $rc -eq 0 ]
 	inroot state v1 >/dev/null 2>&1
 	check "$series: dpkg: the four packages installed at $v1" \
 		[ "$(grep -c " $v1 installed\$" "$s/state-v1/dpkg.txt" 2>/dev/null)" = 4 ]
-	check "$series: dkms status: codectl/$dkms_version installed for $kver ($(grep codectl "$s/state-v1/dkms-status.txt" | head -n 1))" \
+	check "$series: dkms status: codectl/$dkms_version installed for $kver ($(grep codectl "$s/state-v1/dkms-status.txt" | sed -n 1p))" \
 		grep -q "^codectl/$dkms_version, $kver, x86_64: installed" "$s/state-v1/dkms-status.txt"
-	ko=$(ls "$s"/state-v1/codectl.ko* 2>/dev/null | head -n 1)
+	ko=$(ls "$s"/state-v1/codectl.ko* 2>/dev/null | sed -n 1p)
 	if [ -n "$ko" ]; then
 		ok "$series: the postinst's dkms installed /lib/modules/$kver/updates/dkms/${ko##*/}"
 	else
@@ -406,7 +406,7 @@ GUEST
 	start=$(date +%s)
 	inroot upgrade /pkgtest/v2 >"$tmp/upgrade.log" 2>&1
 	rc=$?
-	grep -E 'Building|Done|Skipped|Removing|Error|error' "$tmp/upgrade.log" | head -n 20
+	grep -E 'Building|Done|Skipped|Removing|Error|error' "$tmp/upgrade.log" | sed -n 1,20p
 	check "$series: apt-get install of $v2 over $v1 ($(($(date +%s) - start))s)" [ $rc -eq 0 ]
 	inroot state v2 >/dev/null 2>&1
 	check "$series: dpkg: the four packages at $v2" \
@@ -453,13 +453,13 @@ GUEST
 	fi
 	rpmroot -i --nodeps "$tmp"/r1/*.rpm >"$tmp/rpm-i.log" 2>&1
 	rc=$?
-	grep -E 'Building|Signing|Installing|rror|Skipped|skipped' "$tmp/rpm-i.log" | head -n 10 | sed 's/^/    rpm: /'
+	grep -E 'Building|Signing|Installing|rror|Skipped|skipped' "$tmp/rpm-i.log" | sed -n 1,10p | sed 's/^/    rpm: /'
 	check "$series: rpm -i --nodeps of the four RPMs ($r1)" [ $rc -eq 0 ]
 	rinroot state r1 >/dev/null 2>&1
 	check "$series: rpm: %posttrans had dkms install codectl/$dkms_version for $kver" \
 		grep -q "^codectl/$dkms_version, $kver, x86_64: installed" "$s/state-r1/dkms-status.txt"
 	check "$series: rpm: the module installed is signed by the MOK key" \
-		eval 'ko=$(ls "$s"/state-r1/codectl.ko* 2>/dev/null | head -n 1); [ -n "$ko" ] &&
+		eval 'ko=$(ls "$s"/state-r1/codectl.ko* 2>/dev/null | sed -n 1p); [ -n "$ko" ] &&
 		[ "$(modinfo -F signer "$ko")" = "codectl pkg-test MOK" ]'
 	sleep 1
 	rpmroot -U --nodeps "$tmp"/r2/*.rpm >"$tmp/rpm-U.log" 2>&1

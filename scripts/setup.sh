@@ -94,7 +94,7 @@ apt_install() {
 }
 
 stamp=/var/lib/apt/codectl-updated
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
 	dpkg --add-architecture arm64
 	rm -f "$stamp"
 fi

@@ -155,9 +155,9 @@ cmd_build() {
 		chroot "$new" sparse --version
 	fi
 	# Sanity: the compilers run and have the kernel's version.
-	chroot "$new" "x86_64-linux-gnu-gcc-$gcc_major" --version | head -n 1
+	chroot "$new" "x86_64-linux-gnu-gcc-$gcc_major" --version | sed -n 1p
 	[ $arch != arm64 ] ||
-		chroot "$new" "aarch64-linux-gnu-gcc-$gcc_major" --version | head -n 1
+		chroot "$new" "aarch64-linux-gnu-gcc-$gcc_major" --version | sed -n 1p
 	rm -rf "$new"/var/cache/apt/archives/*.deb
 	echo "$want" >"$new/.codectl-stamp"
 	rm -rf "$ROOT.old"

@@ -47,8 +47,8 @@ orig() {
 	on && /^Checksums-Sha256:/ { s = 1; next }
 	on && s && /^ / { if ($3 ~ /\.orig\.tar\./) { h = $1; f = $3 } next }
 	{ s = 0 }
-	on && /^$/ { print v, d, h, f; exit }
-	END { if (on && f) print v, d, h, f }' | head -n 1
+	on && /^$/ && !done { print v, d, h, f; done = 1 }
+	END { if (on && f && !done) print v, d, h, f }'
 }
 read -r lver ldir lsum lfile <<<"$(orig lua5.4)"
 read -r sver sdir ssum sfile <<<"$(orig sqlite3)"
@@ -102,7 +102,7 @@ build() {
 			"$b/shell.c" "$b/sqlite3.c" -lm ;;
 	esac >"$dir/build/$1.log" 2>&1 ||
 		{ echo "stage-arm64-real.sh: $1 failed: $dir/build/$1.log" >&2; return 1; }
-	"$tc/bin/readelf" -lW "$dir/bin/$1" | grep -q GNU_SFRAME ||
+	"$tc/bin/readelf" -lW "$dir/bin/$1" | grep GNU_SFRAME >/dev/null ||
 		{ echo "stage-arm64-real.sh: $1 has no PT_GNU_SFRAME" >&2; return 1; }
 }
 pac=-mbranch-protection=standard

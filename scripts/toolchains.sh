@@ -252,7 +252,7 @@ check_versions() {
 		echo "  ld: $(grep -m1 'GNU ld' <<<"$v")"
 		"$cc" -B"$TC_BIN/" -O2 -fPIC -Wa,--gsframe -c "$tmp/t.c" -o "$tmp/t.o"
 		"$cc" -B"$TC_BIN/" -nostdlib -shared "$tmp/t.o" -o "$tmp/t.so"
-		v=$("$TC_READELF" --sframe "$tmp/t.so" | sed -n 's/^ *Version: *//p' | head -n1)
+		v=$("$TC_READELF" --sframe "$tmp/t.so" | sed -n 's/^ *Version: *//p' | sed -n 1p)
 		echo "  sframe: $v (expected v$TC_SFRAME_VER)"
 	done
 }

@@ -72,7 +72,7 @@ exposure() {
 rows=
 for path in packaging/*.service; do
 	u=${path##*/}
-	base=$(git -C "$top" log --reverse --format=%H -S CapabilityBoundingSet -- "$path" | head -n 1)
+	base=$(git -C "$top" log --reverse --format=%H -S CapabilityBoundingSet -- "$path" | sed -n 1p)
 	rev=${base:+$base^}
 	mkdir -p "$scratch/before" "$scratch/after"
 	git -C "$top" show "${rev:-HEAD}:$path" >"$scratch/before/$u" ||
@@ -82,7 +82,7 @@ for path in packaging/*.service; do
 	before_rev=$(git -C "$top" rev-parse --short "${rev:-HEAD}")
 	rows=${rows/"| \`$u\` |"/"| \`$u\` (before: $before_rev) |"}
 done
-table="\`systemd-analyze security --offline=true UNIT\` ($(systemd-analyze --version | head -n 1);
+table="\`systemd-analyze security --offline=true UNIT\` ($(systemd-analyze --version | sed -n 1p);
 0 is best, 10 worst; \`scripts/unit-security.sh\`):
 
 | unit | exposure before the sandbox | with it |

@@ -190,7 +190,7 @@ add_libs() {
 	esac
 	# "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" and
 	# "/lib64/ld-linux-x86-64.so.2 (0x...)": take the absolute paths.
-	if ldd "$1" 2>/dev/null | grep -q 'not found'; then
+	if ldd "$1" 2>/dev/null | grep 'not found' >/dev/null; then
 		echo "vm-run: warning: missing libraries for $1:" >&2
 		ldd "$1" | grep 'not found' >&2
 	fi

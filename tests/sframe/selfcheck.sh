@@ -116,7 +116,7 @@ for tc in "$@"; do
 	{ grep "^FAIL $tc/" <<<"$results" || true; } | awk '{print $2}' | sed 's|.*/||' |
 		while read -r f; do
 			[ -f "$CACHE/sframe-dumps/$tc/$f.cmp" ] || continue
-			sed 's/^/    /' "$CACHE/sframe-dumps/$tc/$f.cmp" | head -n 30
+			sed 's/^/    /' "$CACHE/sframe-dumps/$tc/$f.cmp" | sed -n 1,30p
 		done
 done
 echo "sframe selfcheck: $pass passed, $fail failed"

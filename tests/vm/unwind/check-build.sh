@@ -33,7 +33,7 @@ fde_pcs() {
 
 # Address (hex, no leading zeros) of the global function SYM in FILE.
 sym_addr() {
-	"$nm" --defined-only "$1" | awk -v s="$2" '$3 == s && ($2 == "T" || $2 == "t") { print $1; exit }' |
+	"$nm" --defined-only "$1" | awk -v s="$2" '$3 == s && ($2 == "T" || $2 == "t") && !n++ { print $1 }' |
 		sed 's/^0*//'
 }
 
