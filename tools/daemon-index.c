@@ -63,15 +63,14 @@
 
 struct index_slot {
 	char magic[8];
-	uint64_t dev, ino, size;
-	int64_t mtime_sec, ctime_sec;
-	uint32_t mtime_nsec, ctime_nsec;
+	struct file_stamp f;
 	uint32_t gen, flags;
 	unsigned char digest[DIGEST_LEN];
 	uint64_t check;		/* FNV-1a of the bytes before it */
 	unsigned char __pad[24];
 };
 
+_Static_assert(sizeof(struct file_stamp) == 48, "a stamp has no padding");
 _Static_assert(sizeof(struct index_slot) == 128, "a slot is 128 bytes");
 
 static int index_fd = -1;
@@ -104,7 +103,7 @@ static uint64_t mix(uint64_t x)
 
 static off_t slot_first(const struct index_slot *k)
 {
-	uint64_t h = mix(k->dev * 0x9e3779b97f4a7c15ULL ^ mix(k->ino));
+	uint64_t h = mix(k->f.dev * 0x9e3779b97f4a7c15ULL ^ mix(k->f.ino));
 
 	return (off_t)(h % (INDEX_SLOTS - INDEX_PROBE + 1)) *
 	       (off_t)sizeof(struct index_slot);
@@ -133,13 +132,7 @@ static int index_key(int fd, const struct stat *st, struct index_slot *k)
 	    (st->st_mode & (S_IWGRP | S_IWOTH)) || !sys_dev(st->st_dev))
 		return 0;
 	memset(k, 0, sizeof(*k));
-	k->dev = st->st_dev;
-	k->ino = st->st_ino;
-	k->size = st->st_size;
-	k->mtime_sec = st->st_mtim.tv_sec;
-	k->mtime_nsec = st->st_mtim.tv_nsec;
-	k->ctime_sec = st->st_ctim.tv_sec;
-	k->ctime_nsec = st->st_ctim.tv_nsec;
+	stamp_of_stat(st, &k->f);
 	/* tmpfs (the test guests' root) has none: the ctime then suffices. */
 	if (!ioctl(fd, FS_IOC_GETVERSION, &gen)) {
 		k->gen = gen;
@@ -151,9 +144,7 @@ static int index_key(int fd, const struct stat *st, struct index_slot *k)
 /* Same file, same ctime: every field of the identity equal. */
 static int same_key(const struct index_slot *a, const struct index_slot *b)
 {
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
-	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	return !memcmp(&a->f, &b->f, sizeof(a->f)) &&
 	       a->gen == b->gen && a->flags == b->flags;
 }
 
@@ -266,13 +257,13 @@ void index_put(int fd, const struct stat *st, const struct timespec *began,
 		if (!slot_valid(&s[i])) {
 			if (pick < 0)
 				pick = i;
-		} else if (s[i].dev == k.dev && s[i].ino == k.ino) {
+		} else if (s[i].f.dev == k.f.dev && s[i].f.ino == k.f.ino) {
 			pick = i;
 			break;
 		}
 	}
 	if (pick < 0)
-		pick = (int)(mix(k.ctime_nsec ^ k.ino) % INDEX_PROBE);
+		pick = (int)(mix(k.f.ctime_nsec ^ k.f.ino) % INDEX_PROBE);
 	memcpy(k.magic, INDEX_MAGIC, sizeof(k.magic));
 	memcpy(k.digest, md, DIGEST_LEN);
 	k.check = fnv1a(&k, offsetof(struct index_slot, check));

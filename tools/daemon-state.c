@@ -85,8 +85,9 @@ void note_failed(const char *path, const char *why)
 /* The same file as the module keys it (the ctime aside). */
 int ident_same_file(const struct ident *a, const struct ident *b)
 {
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
+	return a->f.dev == b->f.dev && a->f.ino == b->f.ino &&
+	       a->f.size == b->f.size && a->f.mtime_sec == b->f.mtime_sec &&
+	       a->f.mtime_nsec == b->f.mtime_nsec;
 }
 
 /*
@@ -101,8 +102,8 @@ struct ident *seen_find(const struct ident *id)
 
 	for (i = 0; i < d.nseen; i++)
 		if (ident_same_file(&d.seen[i], id) &&
-		    d.seen[i].ctime_sec == id->ctime_sec &&
-		    d.seen[i].ctime_nsec == id->ctime_nsec)
+		    d.seen[i].f.ctime_sec == id->f.ctime_sec &&
+		    d.seen[i].f.ctime_nsec == id->f.ctime_nsec)
 			return &d.seen[i];
 	return NULL;
 }
@@ -117,11 +118,5 @@ void seen_add(const struct ident *id)
 void ident_of_stat(const struct stat *st, struct ident *id)
 {
 	memset(id, 0, sizeof(*id));
-	id->dev = st->st_dev;
-	id->ino = st->st_ino;
-	id->size = st->st_size;
-	id->mtime_sec = st->st_mtim.tv_sec;
-	id->mtime_nsec = st->st_mtim.tv_nsec;
-	id->ctime_sec = st->st_ctim.tv_sec;
-	id->ctime_nsec = st->st_ctim.tv_nsec;
+	stamp_of_stat(st, &id->f);
 }

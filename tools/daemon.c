@@ -65,10 +65,10 @@ static void on_signal(int sig)
 /* Open the file a record names and check it is the one queued. */
 static int open_queued(const struct codectl_demand *r, struct stat *st)
 {
-	struct ident want = {
+	struct ident want = { .f = {
 		.dev = r->dev, .ino = r->ino, .size = r->size,
 		.mtime_sec = r->mtime_sec, .mtime_nsec = r->mtime_nsec,
-	};
+	} };
 	struct ident got;
 	char p[128];
 	int fd = -1;

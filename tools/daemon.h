@@ -57,9 +57,28 @@ struct entry_hdr {
 };
 
 /*
- * A file: as the module keys it (device, inode, size, mtime), and its
- * ctime, which no user can set: what the daemon remembers it handled.
+ * A file as fstat() shows it: as the module keys it (device, inode, size,
+ * mtime), and its ctime, which no user can set.  Without padding: the
+ * cache's index (daemon-index.c) stores it and compares it whole.
  */
+struct file_stamp {
+	uint64_t dev, ino;
+	int64_t size, mtime_sec, ctime_sec;
+	uint32_t mtime_nsec, ctime_nsec;
+};
+
+static inline void stamp_of_stat(const struct stat *st, struct file_stamp *f)
+{
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->size = st->st_size;
+	f->mtime_sec = st->st_mtim.tv_sec;
+	f->mtime_nsec = st->st_mtim.tv_nsec;
+	f->ctime_sec = st->st_ctim.tv_sec;
+	f->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
+/* What the daemon remembers it handled: a file_stamp ... */
 enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_FULL, V_GONE };
 
 /*
@@ -68,9 +87,7 @@ enum verdict { V_IMPORTED, V_NO_CFI, V_OWN, V_FAILED, V_FULL, V_GONE };
  * (it has no import then: evicted, or room was made since).
  */
 struct ident {
-	uint64_t dev, ino;
-	int64_t size, mtime_sec, ctime_sec;
-	uint32_t mtime_nsec, ctime_nsec;
+	struct file_stamp f;
 	enum verdict verdict;
 };
 
