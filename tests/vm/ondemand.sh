@@ -135,11 +135,12 @@ record() {
 	[ -s "$out" ] || { cat "$out.err"; return 1; }
 }
 
-# share DATA COMM EXE: "samples complete frames notcode first_s complete_s"
-# for the samples of COMM; first_s, complete_s: the times of the first
-# sample and of the first complete one.
+# samples DATA COMM EXE: a line "time complete frames notcode mine" per
+# sample in DATA; mine: 1 when it is COMM's; complete: 1 when it is COMM's
+# and its outermost frame is EXE's, called from libc, or it is at the
+# dynamic loader's entry; notcode: its frames not in code, whoever's.
 ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
-share() {
+samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
 	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" '
 	function hex(s,   i, v) {
@@ -151,23 +152,12 @@ share() {
 	}
 	BEGIN { e = hex(entry) }
 	function flush() {
-		if (on && n) {
-			total++
-			frames += n
-			if (t0 == "")
-				t0 = t
-			ts[total] = t
-			done[total] = 0
-			if ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
-			    (lastd ~ /\/ld-linux-x86-64\.so\.2\)$/ &&
-			     hex(lastip) >= e && hex(lastip) < e + 64)) {
-				complete++
-				done[total] = 1
-				if (t1 == "")
-					t1 = t
-			}
-		}
-		n = 0
+		c = on && ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
+			   (lastd ~ /\/ld-linux-x86-64\.so\.2\)$/ &&
+			    hex(lastip) >= e && hex(lastip) < e + 64))
+		if (n)
+			print t, c, n, nc, on
+		n = nc = 0
 		lastd = prevd = ""
 		on = 0
 	}
@@ -184,12 +174,32 @@ share() {
 		prevd = lastd
 		lastd = $NF
 		lastip = $1
-		if ($NF == "([unknown])")
-			notcode++
+		nc += $NF == "([unknown])"
+	}
+	END { flush() }'
+}
+
+# share DATA COMM EXE: "samples complete frames notcode first_s complete_s
+# curve" for the samples of COMM; first_s, complete_s: the times of the
+# first sample and of the first complete one; curve: the % complete per
+# half second from the first.
+share() {
+	samples "$@" | awk '
+	{ notcode += $4 }
+	$5 {
+		total++
+		frames += $3
+		if (t0 == "")
+			t0 = $1
+		ts[total] = $1
+		done[total] = $2
+		if ($2) {
+			complete++
+			if (t1 == "")
+				t1 = $1
+		}
 	}
 	END {
-		flush()
-		# Complete samples per half second from the first.
 		for (i = 1; i <= total; i++) {
 			b = int((ts[i] - t0) * 2)
 			bt[b]++
@@ -240,50 +250,25 @@ timeline() {
 		if (index($0, "imported /usr/")) last = t
 	} END { print (serve == "" ? "-" : serve), (imp == "" ? "-" : imp), (last == "" ? "-" : last) }' \
 		exe="$3" "$4" >"$tmp/timeline.log"
-	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
-	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" -v mode="$5" \
+	samples "$1" "$2" "$3" | awk -v comm="$2" -v mode="$5" \
 		-v marks="$(cat "$tmp/timeline.log")" '
-	function hex(s,   i, v) {
-		v = 0
-		s = tolower(s)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}
 	function rel(x) { return x == "-" ? "-" : sprintf("%.3f", x - t0) }
-	BEGIN { e = hex(entry); split(marks, m, " ") }
-	function flush() {
-		if (on && n) {
-			if (t0 == "")
-				t0 = t
-			if ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
-			    (lastd ~ /\/ld-linux-x86-64\.so\.2\)$/ &&
-			     hex(lastip) >= e && hex(lastip) < e + 64)) {
-				if (t1 == "")
-					t1 = t
-			} else if (m[2] == "-" || t < m[2] + 0) {
-				before++
-			} else if (m[3] == "-" || t < m[3] + 0) {
-				between++
-			} else {
-				after++
-			}
+	BEGIN { split(marks, m, " ") }
+	$5 {
+		if (t0 == "")
+			t0 = $1
+		if ($2) {
+			if (t1 == "")
+				t1 = $1
+		} else if (m[2] == "-" || $1 < m[2] + 0) {
+			before++
+		} else if (m[3] == "-" || $1 < m[3] + 0) {
+			between++
+		} else {
+			after++
 		}
-		n = 0
-		lastd = prevd = ""
-		on = 0
 	}
-	/^[^ \t]/ {
-		flush()
-		on = $1 == comm
-		t = $2
-		sub(/:$/, "", t)
-		next
-	}
-	/^[ \t]*$/ { flush(); next }
-	{ n++; prevd = lastd; lastd = $NF; lastip = $1 }
 	END {
-		flush()
 		printf "FIGURE timeline %s %s first_sample %s serving_s %s imported_s %s last_import_s %s first_complete_s %s cut_before_import %d cut_before_last_import %d cut_after %d\n",
 			mode, comm, t0, rel(m[1]), rel(m[2]), rel(m[3]), rel(t1 == "" ? "-" : t1), before, between, after
 	}'
