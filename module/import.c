@@ -254,7 +254,7 @@ bool codectl_import_has_file(const struct codectl_file_id *id)
  */
 bool codectl_import_verify(struct codectl_import *imp, struct file *file)
 {
-	struct inode *inode = file_inode(file);
+	struct inode *inode = codectl_file_inode(file);
 	struct timespec64 ct = codectl_inode_ctime(inode), now;
 	bool same, hashed;
 	u64 hash;
@@ -589,7 +589,7 @@ static int codectl_import_hash_content(struct codectl_import *imp,
 	ret = codectl_file_hash(file, &content);
 	if (ret == -EIO)
 		ret = -ENOEXEC;
-	if (!ret && !codectl_import_file_unchanged(file_inode(file), was, ct))
+	if (!ret && !codectl_import_file_unchanged(codectl_file_inode(file), was, ct))
 		ret = -ETXTBSY;
 	spin_lock(&codectl_import_lock);
 	if (!ret) {
@@ -610,7 +610,7 @@ static int codectl_import_hash_content(struct codectl_import *imp,
 static int codectl_import_add(struct file *file,
 			      const struct codectl_import_info *info)
 {
-	struct inode *inode = file_inode(file);
+	struct inode *inode = codectl_file_inode(file);
 	struct timespec64 ct = codectl_inode_ctime(inode);
 	struct codectl_import *imp;
 	struct codectl_file_elf elf;
@@ -710,7 +710,7 @@ long codectl_import_ioctl(const void __user *uinfo, size_t usize)
 	if (!file)
 		return -EBADF;
 	if (info.flags & CODECTL_IMPORT_REMOVE) {
-		codectl_file_id(file_inode(file), &id);
+		codectl_file_id(codectl_file_inode(file), &id);
 		ret = codectl_import_drop(&id) ? 0 : -ENOENT;
 	} else {
 		ret = codectl_import_add(file, &info);

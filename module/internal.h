@@ -664,6 +664,7 @@ int codectl_objfile_read_mapped(struct codectl_objfile *o);
 void codectl_objfile_share_key(struct codectl_objfile *o);
 void codectl_objfile_release(struct codectl_objfile *o);
 int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf);
+struct inode *codectl_file_inode(const struct file *file);
 void codectl_file_id(const struct inode *inode, struct codectl_file_id *id);
 int codectl_file_hash(struct file *file, u64 *hash);
 

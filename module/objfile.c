@@ -173,6 +173,24 @@ static int codectl_objfile_sframe(struct codectl_objfile *o)
 }
 
 /**
+ * codectl_file_inode() - the inode that keys @file's discovery and imports
+ * @file:	an open file
+ *
+ * A mapping of a file of overlayfs (a container's image) maps the file
+ * underneath: its vm_file is that one, which the walk and discovery key
+ * by.  The same file opened by path or through /proc/PID/map_files (the
+ * daemon's import, a registration's file descriptor) is overlayfs' own,
+ * with another device and inode; this gives the one underneath for it
+ * too, and a file's own inode for any other.
+ *
+ * Context: task context (overlayfs may look up the file underneath).
+ */
+struct inode *codectl_file_inode(const struct file *file)
+{
+	return d_real_inode(file->f_path.dentry);
+}
+
+/**
  * codectl_file_id() - a file's identity, as discovery and imports key it
  * @inode:	the file's inode
  * @id:		out: device, inode number and generation, size, mtime
@@ -252,7 +270,7 @@ void codectl_objfile_share_key(struct codectl_objfile *o)
 
 	if (!o->src.ksframe)
 		return;
-	codectl_file_id(file_inode(o->file), &k->id);
+	codectl_file_id(codectl_file_inode(o->file), &k->id);
 	k->text_off = o->src.text_start - o->src.sframe_start;
 	k->text_len = o->src.text_end - o->src.text_start;
 	k->build_id_len = o->src.build_id_len;
@@ -369,7 +387,7 @@ out:
  */
 int codectl_objfile_read_mapped(struct codectl_objfile *o)
 {
-	struct inode *inode = file_inode(o->file);
+	struct inode *inode = codectl_file_inode(o->file);
 	int r;
 
 	if (inode_is_open_for_write(inode))
@@ -417,7 +435,7 @@ void codectl_objfile_release(struct codectl_objfile *o)
  */
 int codectl_objfile_describe(struct file *file, struct codectl_file_elf *elf)
 {
-	struct inode *inode = file_inode(file);
+	struct inode *inode = codectl_file_inode(file);
 	struct codectl_objfile *o;
 	bool exec = false;
 	unsigned int i;

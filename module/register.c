@@ -555,7 +555,7 @@ static bool codectl_mapped_from(struct mm_struct *mm, u64 start, u64 end,
 	while (addr < end) {
 		vma = find_vma(mm, addr);
 		if (!vma || vma->vm_start > addr || !vma->vm_file ||
-		    file_inode(vma->vm_file) != file_inode(file))
+		    file_inode(vma->vm_file) != codectl_file_inode(file))
 			return false;
 		addr = vma->vm_end;
 	}

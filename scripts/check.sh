@@ -534,14 +534,23 @@ tracers_stage() {
 # docs/ondemand.md.
 ondemand_stage() {
 	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=() syscalls
+	local ctr=$cache/container-trixie ovl=$cache/overlay-$series
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	[ -d "$stdlib" ] || "$top/scripts/stage-python.sh" "$stdlib" || return 1
+	# The container: its image, and the kernel's overlayfs module
+	# (none for a kernel built without modules: the test says so).
+	"$top/scripts/stage-container.sh" image "$ctr" || return 1
+	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
+	a+=(-a "$ctr/image.tar:/tests/container.tar")
+	for p in "$ovl"/overlay.ko*; do
+		[ ! -e "$p" ] || a+=(-a "$p:/tests/${p##*/}")
+	done
 	# The system calls the daemon's unit allows, for its sandbox checks.
 	syscalls=$logs/unit-syscalls-$series
 	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \
 		>"$syscalls" || return 1
 	for p in /usr/bin/perf /usr/bin/python3.11 /usr/bin/perl /usr/bin/sqlite3 \
-		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace \
+		 /usr/bin/xz /usr/bin/setpriv /usr/bin/strace /usr/bin/unshare \
 		 /usr/lib/x86_64-linux-gnu/libisl.so.23; do
 		[ -e "$p" ] || { echo "not ok - $p is missing (scripts/setup.sh)"; return 1; }
 		a+=(-a "$p")

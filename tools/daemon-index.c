@@ -248,7 +248,13 @@ void index_put(int fd, const struct stat *st, const struct timespec *began,
 	if (index_fd < 0 || !index_key(fd, st, &k))
 		return;
 	if (st->st_ctim.tv_sec > began->tv_sec - INDEX_SETTLE_S ||
-	    fstat(fd, &now) || !index_key(fd, &now, &k2) || !same_key(&k, &k2))
+	    fstat(fd, &now))
+		return;
+	if (fd_on_overlay(fd)) {	/* see open_queued() */
+		now.st_dev = st->st_dev;
+		now.st_ino = st->st_ino;
+	}
+	if (!index_key(fd, &now, &k2) || !same_key(&k, &k2))
 		return;
 	first = slot_first(&k);
 	if (pread(index_fd, s, sizeof(s), first) != (ssize_t)sizeof(s))

@@ -62,6 +62,21 @@ static void on_signal(int sig)
 
 /* ---- one file ---------------------------------------------------------- */
 
+/*
+ * Is the file at @fd, opened through /proc/PID/map_files, overlayfs' own
+ * for the one queued?  A container's image: the mapping maps the file
+ * underneath, whose device and inode the record has (the module keys the
+ * file and its import by that one: codectl_file_inode()), while the file
+ * opened is overlayfs', with a device and inode of its own, and the
+ * size, times, owner and mode of the one underneath.
+ */
+static int overlay_of(int fd, const struct ident *want, const struct ident *got)
+{
+	return fd_on_overlay(fd) && want->f.size == got->f.size &&
+	       want->f.mtime_sec == got->f.mtime_sec &&
+	       want->f.mtime_nsec == got->f.mtime_nsec;
+}
+
 /* Open the file a record names and check it is the one queued. */
 static int open_queued(const struct codectl_demand *r, struct stat *st)
 {
@@ -71,13 +86,14 @@ static int open_queued(const struct codectl_demand *r, struct stat *st)
 	} };
 	struct ident got;
 	char p[128];
-	int fd = -1;
+	int fd = -1, mapped = 0;
 
 	if (r->pid) {
 		snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", r->pid,
 			 (unsigned long long)r->vm_start,
 			 (unsigned long long)r->vm_end);
 		fd = open(p, O_RDONLY | O_CLOEXEC);
+		mapped = fd >= 0;
 	}
 	if (fd < 0 && r->path[0])
 		fd = open(r->path, O_RDONLY | O_CLOEXEC);
@@ -88,11 +104,16 @@ static int open_queued(const struct codectl_demand *r, struct stat *st)
 		return -1;
 	}
 	ident_of_stat(st, &got);
-	if (!ident_same_file(&want, &got)) {
+	if (ident_same_file(&want, &got))
+		return fd;
+	if (!mapped || !overlay_of(fd, &want, &got)) {
 		close(fd);
 		errno = ESTALE;
 		return -1;
 	}
+	/* Keyed as the module keys it: the index then serves each container. */
+	st->st_dev = r->dev;
+	st->st_ino = r->ino;
 	return fd;
 }
 

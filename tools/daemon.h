@@ -14,10 +14,12 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include <linux/codectl.h>
+#include <linux/magic.h>
 
 #define CACHE_DIR	"/var/cache/codectl"
 #define STATE_FILE	"/run/codectl/daemon"
@@ -76,6 +78,18 @@ static inline void stamp_of_stat(const struct stat *st, struct file_stamp *f)
 	f->mtime_nsec = st->st_mtim.tv_nsec;
 	f->ctime_sec = st->st_ctim.tv_sec;
 	f->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
+/*
+ * Is @fd a file of overlayfs (a container's image)?  The module keys such
+ * a file by the one underneath, whose device and inode the daemon has
+ * from the module's record (open_queued()), and puts in its struct stat.
+ */
+static inline int fd_on_overlay(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && sf.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
 /* What the daemon remembers it handled: a file_stamp ... */

@@ -138,7 +138,9 @@ record() {
 # samples DATA COMM EXE: a line "time complete frames notcode mine" per
 # sample in DATA; mine: 1 when it is COMM's; complete: 1 when it is COMM's
 # and its outermost frame is EXE's, called from libc, or it is at the
-# dynamic loader's entry; notcode: its frames not in code, whoever's.
+# dynamic loader's entry ($ld_entry); notcode: its frames not in code,
+# whoever's.  EXE "*PATH": any file whose name ends in PATH (a
+# container's, which perf may name from outside it).
 ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
@@ -150,9 +152,18 @@ samples() {
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}
-	BEGIN { e = hex(entry) }
+	BEGIN {
+		e = hex(entry)
+		sfx = substr(exe, 1, 2) == "(*" ? substr(exe, 3) : ""
+	}
+	function isexe(d) {
+		if (sfx == "")
+			return d == exe
+		return length(d) >= length(sfx) &&
+			substr(d, length(d) - length(sfx) + 1) == sfx
+	}
 	function flush() {
-		c = on && ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
+		c = on && ((isexe(lastd) && prevd ~ /\/libc\.so\.6\)$/) ||
 			   (lastd ~ /\/ld-linux-x86-64\.so\.2\)$/ &&
 			    hex(lastip) >= e && hex(lastip) < e + 64))
 		if (n)
@@ -243,13 +254,13 @@ covered() {
 # first complete sample, and the cut samples before EXE's import, between
 # it and that last import, and after.
 timeline() {
-	awk '/serving|imported/ && match($0, /\[[0-9.]+\]/) {
+	awk -v exe="${3#\*}" '/serving|imported/ && match($0, /\[[0-9.]+\]/) {
 		t = substr($0, RSTART + 1, RLENGTH - 2)
 		if (index($0, "serving " exe " ") && serve == "") serve = t
 		if (index($0, "imported " exe " ") && imp == "") imp = t
 		if (index($0, "imported /usr/")) last = t
 	} END { print (serve == "" ? "-" : serve), (imp == "" ? "-" : imp), (last == "" ? "-" : last) }' \
-		exe="$3" "$4" >"$tmp/timeline.log"
+		"$4" >"$tmp/timeline.log"
 	samples "$1" "$2" "$3" | awk -v comm="$2" -v mode="$5" \
 		-v marks="$(cat "$tmp/timeline.log")" '
 	function rel(x) { return x == "-" ? "-" : sprintf("%.3f", x - t0) }
@@ -996,6 +1007,127 @@ kill -KILL $emany 2>/dev/null
 wait $usr1 $emany 2>/dev/null
 stop_daemon
 fig "shares guest_seconds $(($(date +%s) - shares_t0))"
+# ---- a container -------------------------------------------------------------
+
+# Debian 13's python3.13 with its own glibc 2.41 (/tests/container.tar,
+# staged by scripts/stage-container.sh, unpacked into /container), mounted under overlayfs as container
+# runtimes mount an image, run in mount and pid namespaces of its own
+# under chroot, profiled from outside by root's perf record -a -g, from
+# before its start.  Its objects are not the system's: met through the
+# container's mappings, the files underneath overlayfs'.  The image's
+# first container: its objects synthesised when met (its first profile:
+# figures), then (warm) >= 99%.  A new container of the same image: the
+# same files underneath, imported, its first profile >= 99%.  After the
+# daemon's restart with the kernel's imports cleared (as after a reboot),
+# another: its objects' rules from the cache, their digests from the
+# daemon's index (figures: the first profile, and where its cut samples
+# fall against the daemon's log).
+ctr_load='import sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def mid(n):
+    return leaf(n) + leaf(n // 2)
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    mid(2000)'
+# container N SECONDS: container N started, to run SECONDS; $cpid: its
+# python3.13 as the system sees it, $cunshare: unshare, its parent
+container() {
+	c=$tmp/ctr$1
+	cpid=
+	mkdir -p "$c/upper" "$c/work" "$c/root"
+	mount -t overlay overlay \
+		-o "lowerdir=/container,upperdir=$c/upper,workdir=$c/work" "$c/root" ||
+		return 1
+	unshare -m -p -f --mount-proc="$c/root/proc" chroot "$c/root" \
+		/usr/bin/python3.13 -I -S -c "$ctr_load" "$2" >/dev/null 2>&1 &
+	cunshare=$!
+	i=0
+	while [ -z "$cpid" ] && [ $i -lt 1000 ]; do
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/exe" 2>/dev/null)" != "$c/root/usr/bin/python3.13" ] ||
+				cpid=${p#/proc/}
+		done
+		i=$((i + 1))
+	done
+	[ -n "$cpid" ]
+}
+container_stop() {
+	kill -KILL "$cpid" 2>/dev/null
+	wait "$cunshare" 2>/dev/null
+	umount "$c/root"
+}
+# container_profile N DATA: container N's first profile, perf record -a
+# from before its start, shared (COMM python3.13) into $total etc.
+container_profile() {
+	rm -f "$2"
+	perf record -q -a -g -e cpu-clock:u -F 499 -k monotonic -o "$2" -- sleep $((secs * 3)) >/dev/null 2>&1 &
+	prec=$!
+	i=0
+	while [ ! -s "$2" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	sleep 2
+	container "$1" $((secs * 10 + 60)) || return 1
+	wait $prec
+	shared "$2" python3.13 "*/usr/bin/python3.13"
+}
+host_ld_entry=$ld_entry
+if [ -s /tests/container.tar ] && mkdir -p /container &&
+   tar -xf /tests/container.tar -C /container &&
+   { grep -qw overlay /proc/filesystems || insmod /tests/overlay.ko* 2>/dev/null; }; then
+	ld_entry=$(od -An -tx8 -j24 -N8 /container/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 | tr -d ' ')
+	fresh_daemon
+	container_profile 1 "$tmp/ctr1.data"
+	check "container: Debian 13's python3.13 under overlayfs, pid 1 of its own pid namespace, its own libc" \
+		"pid $cpid; $(grep NSpid "/proc/$cpid/status"); $(grep -m1 'libc\.so\.6' "/proc/$cpid/maps")" \
+		eval 'grep -Eq "^NSpid:.*[[:space:]]1$" "/proc/$cpid/status" &&
+			grep "libc\.so\.6" "/proc/$cpid/maps" | grep -vq " /usr/lib/x86_64-linux-gnu/libc\.so\.6$" &&
+			[ "$(readlink "/proc/$cpid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]'
+	fig "container first-met python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode complete_per_half_second_% $curve"
+	wait_log "imported .*python3\.13" 120
+	sleep 3
+	_s=$secs
+	for try in 1 2 3; do
+		perf record -q -e cpu-clock:u -F 499 -g -p "$cpid" -o "$tmp/ctr1w.data" -- sleep "$secs" >/dev/null 2>&1
+		shared "$tmp/ctr1w.data" python3.13 "*/usr/bin/python3.13"
+		[ "$total" -lt 200 ] || break
+		secs=$((secs * 2))
+	done
+	secs=$_s
+	fig "container warm python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
+	check "container: warm, python3.13 >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code; $(grep -c "python3\.13" "$log") log lines of python3.13" good
+	container_stop
+	# A new container of the image.
+	container_profile 2 "$tmp/ctr2.data"
+	fig "container second python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode complete_per_half_second_% $curve"
+	check "container: a new container of the same image, its first profile >= 99% complete, no frame not code" \
+		"$complete of $total, $notcode not code" good
+	container_stop
+	# After a reboot: the daemon restarted (its log's times on the
+	# samples' clock), the kernel's imports cleared.
+	stop_daemon
+	codectl import --clear
+	: >"$log"
+	# shellcheck disable=SC2086 # the sandbox's words
+	$sandbox codectl daemon --log-times >>"$log" 2>&1 &
+	daemon_pid=$!
+	wait_daemon_ready "$log" 120
+	container_profile 3 "$tmp/ctr3.data"
+	fig "container rebooted python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode complete_per_half_second_% $curve"
+	timeline "$tmp/ctr3.data" python3.13 "*/usr/bin/python3.13" "$log" container-rebooted
+	grep -E "python3\.13|libc\.so" "$log" | sed 's/^/# /'
+	container_stop
+	ld_entry=$host_ld_entry
+else
+	echo "# container: not run: no image at /container, or no overlayfs in this kernel"
+fi
+
 check "codectl status: says so when the daemon is gone" "" \
 	eval 'stop_daemon; ! codectl status >/dev/null'
 # Bad arguments: exit 2 with a message; a file that is not an object: 1.

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# For the on-demand tests' container (tests/vm/ondemand.sh, "a
+# container"):
+#
+#   scripts/stage-container.sh image DIR
+#       the image: Debian 13's python3.13 with its own glibc (not the
+#       host's Debian 12 one), unpacked from the archive's packages into
+#       DIR/root, with the merged-/usr links a Debian root has, and as
+#       DIR/image.tar (scripts/vm-run.sh copies files, not links), for a
+#       guest to unpack, mount under overlayfs and chroot into
+#   scripts/stage-container.sh overlay SERIES DIR
+#       the kernel's overlayfs module, from its Debian package (the
+#       cached kernels keep no modules), into DIR; nothing when the
+#       series is no Debian package's (fedora, ubuntu and the debug
+#       kernels are built without modules)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+image() {
+	local dir=$1 l
+	stage_lock "$dir"
+	[ ! -s "$dir/image.tar" ] || return 0
+	rm -rf "$dir/root" "$dir/debs"
+	# python3.13-minimal's dependencies, all of trixie.
+	debs_unpack "$dir/debs" "$dir/root" python3.13-minimal/trixie \
+		libpython3.13-minimal/trixie libc6/trixie libexpat1/trixie \
+		zlib1g/trixie
+	for l in bin lib lib64 sbin; do
+		mkdir -p "$dir/root/usr/$l"
+		[ -L "$dir/root/$l" ] || ln -s "usr/$l" "$dir/root/$l"
+	done
+	mkdir -p "$dir/root/proc" "$dir/root/tmp"
+	rm -rf "$dir/debs"
+	chroot "$dir/root" /usr/bin/python3.13 -I -S -c pass ||
+		die "$dir: python3.13 does not run in its root"
+	tar -C "$dir/root" -cf "$dir/image.tar.tmp" .
+	mv "$dir/image.tar.tmp" "$dir/image.tar"
+}
+
+overlay() {
+	local series=$1 dir=$2 pkg
+	stage_lock "$dir"
+	! ls "$dir"/overlay.ko* >/dev/null 2>&1 || return 0
+	pkg=$(tr ' ' '\n' <"$("$top/scripts/kernels.sh" root "$series")/../stamp" |
+		grep -E '^linux-image-[0-9]' || true)
+	[ -n "$pkg" ] || return 0
+	rm -rf "$dir/deb"
+	mkdir -p "$dir/deb"
+	(cd "$dir/deb" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$pkg") >&2
+	dpkg-deb --fsys-tarfile "$dir"/deb/*.deb |
+		tar -x -C "$dir/deb" --wildcards '*/fs/overlayfs/overlay.ko*'
+	find "$dir/deb" -name 'overlay.ko*' -exec mv {} "$dir/" \;
+	rm -rf "$dir/deb"
+	ls "$dir"/overlay.ko* >/dev/null || die "$pkg: no overlay.ko"
+}
+
+usage() { die "usage: $0 image DIR | overlay SERIES DIR"; }
+case ${1:-} in
+image) [ $# -eq 2 ] || usage ;;
+overlay) [ $# -eq 3 ] || usage ;;
+*) usage ;;
+esac
+"$@"
