@@ -968,7 +968,7 @@ echo
 		"args ${args:-default}"
 	printf '%s\n' "${times[@]}"
 	if [ ${#skipped[@]} -gt 0 ]; then
-		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-SERIES)"
+		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (why: above)"
 	else
 		echo "total: $total_p passed, $total_f failed"
 	fi
