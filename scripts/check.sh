@@ -165,9 +165,14 @@ elif [ "${1:-}" = --distros ]; then
 fi
 total_p=0 total_f=0
 summary=() failures=() times=()
-skipped=() skip_lines=() compile_series=()
+skipped=() skip_lines=() compile_series=() ondemand_later=()
 if [ $# -eq 0 ]; then
 	set -- 6.1 6.12
+	# CI's time (within 75 minutes): 6.1's on-demand stage, the
+	# longest of its stages, is make check-kernels'.
+	ondemand_later=(6.1)
+	skipped+=("ondemand-6.1")
+	skip_lines+=("$(printf '%-12s SKIPPED: %s' ondemand-6.1 "in make check-kernels (CI's time)")")
 	if why=$("$top/scripts/build-module.sh" --toolchain 7.2 2>&1 >/dev/null); then
 		set -- "$@" 7.2
 	else
@@ -822,7 +827,8 @@ stages_b() {
 			[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 			continue
 		fi
-		run_stage "ondemand-$s" ondemand_stage "$s"
+		[[ " ${ondemand_later[*]} " == *" $s "* ]] ||
+			run_stage "ondemand-$s" ondemand_stage "$s"
 		[ $vm_only -eq 1 ] || run_stage "files-$s" files_stage "$s"
 		case $s in
 		fedora | ubuntu)
@@ -962,7 +968,7 @@ echo
 		"args ${args:-default}"
 	printf '%s\n' "${times[@]}"
 	if [ ${#skipped[@]} -gt 0 ]; then
-		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (no toolchain: make toolchain-SERIES)"
+		echo "total: $total_p passed, $total_f failed; SKIPPED: ${skipped[*]} (why: above)"
 	else
 		echo "total: $total_p passed, $total_f failed"
 	fi
