@@ -134,12 +134,30 @@ if [ $rebuild_module -eq 1 ]; then
 	find "$out/module" "$out/shared" -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' | xargs rm -f
 fi
 
+# The host's sparse (Debian 12's 0.6.4) knows no __typeof_unqual__, which
+# 7.x's kernels need: their scripts/checker-valid.sh says so, and kbuild
+# then checks nothing.  For such a kernel built on the host (fedora's, of
+# 7.2's source), C= gets sid's sparse from scripts/sid-root.sh's root,
+# run by that root's dynamic loader (one binary needing only its libc).
+host_check=()
+sid=$cache/sid-root
+if [ "$where" = host ] && [ -x "$kdir/scripts/checker-valid.sh" ] &&
+   [ "$(sh "$kdir/scripts/checker-valid.sh" sparse 2>/dev/null)" != 1 ] &&
+   [ -x "$sid/usr/bin/sparse" ]; then
+	printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' \
+		"$sid/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+		"$sid/usr/lib/x86_64-linux-gnu" "$sid/usr/bin/sparse" >"$out/sparse.tmp"
+	chmod +x "$out/sparse.tmp"
+	mv "$out/sparse.tmp" "$out/sparse"
+	host_check=(CHECK="$out/sparse")
+fi
+
 # kbuild M=DIR [args]: with the kernel's own compiler.
 kbuild() {
 	local dir=$1
 	shift
 	if [ "$where" = host ]; then
-		make -s -C "$kdir" M="$dir" "${cross[@]}" "$@" modules >&2
+		make -s -C "$kdir" M="$dir" "${cross[@]}" "${host_check[@]}" "$@" modules >&2
 	else
 		# The kernel's tree read-only and the build directory, each at
 		# its own path inside the root, so every absolute path stays valid.
