@@ -4,8 +4,9 @@
 # For the on-demand tests' container (tests/vm/ondemand.sh, "a
 # container"):
 #
-#   scripts/stage-container.sh image DIR
-#       the image: Debian 13's python3.13 with its own glibc (not the
+#   scripts/stage-container.sh image DIR [ARCH]
+#       the image (of ARCH: amd64, the default, or arm64): Debian 13's
+#       python3.13 with its own glibc (not the
 #       host's Debian 12 one), unpacked from the archive's packages into
 #       DIR/root, with the merged-/usr links a Debian root has, and as
 #       DIR/image.tar (scripts/vm-run.sh copies files, not links), for a
@@ -20,21 +21,23 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 image() {
-	local dir=$1 l
+	local dir=$1 arch=${2:-amd64} l p pkgs=()
 	stage_lock "$dir"
 	[ ! -s "$dir/image.tar" ] || return 0
 	rm -rf "$dir/root" "$dir/debs"
 	# python3.13-minimal's dependencies, all of trixie.
-	debs_unpack "$dir/debs" "$dir/root" python3.13-minimal/trixie \
-		libpython3.13-minimal/trixie libc6/trixie libexpat1/trixie \
-		zlib1g/trixie
+	for p in python3.13-minimal libpython3.13-minimal libc6 libexpat1 zlib1g; do
+		pkgs+=("$p:$arch/trixie")
+	done
+	debs_unpack "$dir/debs" "$dir/root" "${pkgs[@]}"
 	for l in bin lib lib64 sbin; do
 		mkdir -p "$dir/root/usr/$l"
 		[ -L "$dir/root/$l" ] || ln -s "usr/$l" "$dir/root/$l"
 	done
 	mkdir -p "$dir/root/proc" "$dir/root/tmp"
 	rm -rf "$dir/debs"
-	chroot "$dir/root" /usr/bin/python3.13 -I -S -c pass ||
+	[ "$arch" != "$(dpkg --print-architecture)" ] ||
+		chroot "$dir/root" /usr/bin/python3.13 -I -S -c pass ||
 		die "$dir: python3.13 does not run in its root"
 	tar -C "$dir/root" -cf "$dir/image.tar.tmp" .
 	mv "$dir/image.tar.tmp" "$dir/image.tar"
@@ -47,6 +50,9 @@ overlay() {
 	pkg=$(tr ' ' '\n' <"$("$top/scripts/kernels.sh" root "$series")/../stamp" |
 		grep -E '^linux-image-[0-9]' || true)
 	[ -n "$pkg" ] || return 0
+	# name=version: an arm64 kernel's package is named with its
+	# architecture (the host's is amd64).
+	case $series in *-arm64) pkg=${pkg%%=*}:arm64=${pkg#*=} ;; esac
 	rm -rf "$dir/deb"
 	mkdir -p "$dir/deb"
 	(cd "$dir/deb" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$pkg") >&2
@@ -57,9 +63,9 @@ overlay() {
 	ls "$dir"/overlay.ko* >/dev/null || die "$pkg: no overlay.ko"
 }
 
-usage() { die "usage: $0 image DIR | overlay SERIES DIR"; }
+usage() { die "usage: $0 image DIR [ARCH] | overlay SERIES DIR"; }
 case ${1:-} in
-image) [ $# -eq 2 ] || usage ;;
+image) [ $# -eq 2 ] || [ $# -eq 3 ] || usage ;;
 overlay) [ $# -eq 3 ] || usage ;;
 *) usage ;;
 esac
