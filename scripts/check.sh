@@ -492,9 +492,7 @@ ondemand_arm64_stage() {
 	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
 	userland+=(-a "$ctr/image.tar:/tests/container.tar"
 		   -a "$top/tests/vm/container.sh:/tests/container.sh")
-	for p in "$ovl"/overlay.ko*; do
-		[ ! -e "$p" ] || userland+=(-a "$p:/tests/${p##*/}")
-	done
+	[ ! -s "$ovl/overlay.ko" ] || userland+=(-a "$ovl/overlay.ko:/tests/overlay.ko")
 	# 2 GB: the staged libraries include bpftrace's LLVM (tracers).
 	# The guest's limit: CI's longest on-demand stage took 711 s (7.2,
 	# 65e33e2) before the first-look and primed checks (about 70 s).
@@ -556,9 +554,7 @@ ondemand_stage() {
 	"$top/scripts/stage-container.sh" image "$ctr" || return 1
 	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
 	a+=(-a "$ctr/image.tar:/tests/container.tar")
-	for p in "$ovl"/overlay.ko*; do
-		[ ! -e "$p" ] || a+=(-a "$p:/tests/${p##*/}")
-	done
+	[ ! -s "$ovl/overlay.ko" ] || a+=(-a "$ovl/overlay.ko:/tests/overlay.ko")
 	# The system calls the daemon's unit allows, for its sandbox checks.
 	syscalls=$logs/unit-syscalls-$series
 	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \

@@ -12,7 +12,8 @@
 #       DIR/image.tar (scripts/vm-run.sh copies files, not links), for a
 #       guest to unpack, mount under overlayfs and chroot into
 #   scripts/stage-container.sh overlay SERIES DIR
-#       the kernel's overlayfs module, from its Debian package (the
+#       the kernel's overlayfs module, uncompressed (DIR/overlay.ko), from
+#       its Debian package (the
 #       cached kernels keep no modules), into DIR; nothing when the
 #       series is no Debian package's (fedora, ubuntu and the debug
 #       kernels are built without modules)
@@ -44,23 +45,38 @@ image() {
 }
 
 overlay() {
-	local series=$1 dir=$2 pkg
+	local series=$1 dir=$2 pkg pkgs=() deb
 	stage_lock "$dir"
-	! ls "$dir"/overlay.ko* >/dev/null 2>&1 || return 0
-	pkg=$(tr ' ' '\n' <"$("$top/scripts/kernels.sh" root "$series")/../stamp" |
-		grep -E '^linux-image-[0-9]' || true)
-	[ -n "$pkg" ] || return 0
-	# name=version: an arm64 kernel's package is named with its
-	# architecture (the host's is amd64).
-	case $series in *-arm64) pkg=${pkg%%=*}:arm64=${pkg#*=} ;; esac
-	rm -rf "$dir/deb"
-	mkdir -p "$dir/deb"
-	(cd "$dir/deb" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$pkg") >&2
-	dpkg-deb --fsys-tarfile "$dir"/deb/*.deb |
-		tar -x -C "$dir/deb" --wildcards '*/fs/overlayfs/overlay.ko*'
-	find "$dir/deb" -name 'overlay.ko*' -exec mv {} "$dir/" \;
-	rm -rf "$dir/deb"
-	ls "$dir"/overlay.ko* >/dev/null || die "$pkg: no overlay.ko"
+	[ ! -s "$dir/overlay.ko" ] || return 0
+	# The package that holds the modules: linux-image-ABI (to 6.12), or
+	# linux-modules-ABI (7.x, whose linux-image-ABI is a meta package).
+	read -r -a pkgs <<<"$(tr ' ' '\n' <"$("$top/scripts/kernels.sh" root "$series")/../stamp" |
+		sed -n 's/^linux-image-\([0-9]\)/&/p; s/^linux-image-\([0-9].*\)/linux-modules-\1/p' | tr '\n' ' ')"
+	[ ${#pkgs[@]} -gt 0 ] || return 0
+	rm -rf "$dir/deb" "$dir"/overlay.ko*
+	for pkg in "${pkgs[@]}"; do
+		# name=version: an arm64 kernel's package is named with its
+		# architecture (the host's is amd64).
+		case $series in *-arm64) pkg=${pkg%%=*}:arm64=${pkg#*=} ;; esac
+		mkdir -p "$dir/deb"
+		(cd "$dir/deb" && apt-get download -q -o APT::Sandbox::User="$(id -un)" "$pkg") >&2 ||
+			continue
+		for deb in "$dir"/deb/*.deb; do
+			dpkg-deb --fsys-tarfile "$deb" |
+				tar -x -C "$dir/deb" --wildcards '*/fs/overlayfs/overlay.ko*' 2>/dev/null || true
+		done
+		find "$dir/deb" -name 'overlay.ko*' -exec mv {} "$dir/" \;
+		rm -rf "$dir/deb"
+		# Uncompressed: an arm64 guest's insmod is busybox's, which
+		# reads no compressed module.
+		if [ -e "$dir/overlay.ko.xz" ]; then
+			xz -dc "$dir/overlay.ko.xz" >"$dir/overlay.ko" && rm "$dir/overlay.ko.xz"
+		elif [ -e "$dir/overlay.ko.zst" ]; then
+			zstd -dcq "$dir/overlay.ko.zst" >"$dir/overlay.ko" && rm "$dir/overlay.ko.zst"
+		fi
+		[ ! -s "$dir/overlay.ko" ] || return 0
+	done
+	die "${pkgs[*]}: no overlay.ko"
 }
 
 usage() { die "usage: $0 image DIR [ARCH] | overlay SERIES DIR"; }
