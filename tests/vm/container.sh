@@ -40,17 +40,22 @@ container() {
 		-o "lowerdir=/container,upperdir=$c/upper,workdir=$c/work" "$c/root" ||
 		return 1
 	unshare -m -p -f --mount-proc="$c/root/proc" chroot "$c/root" \
-		/usr/bin/python3.13 -I -S -c "$ctr_load" "$2" >/dev/null 2>&1 &
+		/usr/bin/python3.13 -I -S -c "$ctr_load" "$2" >/dev/null 2>"$c.err" &
 	cunshare=$!
+	# Its child (unshare -f), once it runs python3.13 (chroot execs it).
 	i=0
-	while [ -z "$cpid" ] && [ $i -lt 1000 ]; do
-		for p in /proc/[0-9]*; do
-			[ "$(readlink "$p/exe" 2>/dev/null)" != "$c/root/usr/bin/python3.13" ] ||
-				cpid=${p#/proc/}
-		done
+	while [ -z "$cpid" ] && [ $i -lt 300 ]; do
+		p=
+		read -r p _ 2>/dev/null <"/proc/$cunshare/task/$cunshare/children"
+		[ -z "$p" ] || [ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$c/root/usr/bin/python3.13" ] ||
+			cpid=$p
+		[ -n "$cpid" ] || sleep 0.1
 		i=$((i + 1))
 	done
-	[ -n "$cpid" ]
+	[ -n "$cpid" ] && return 0
+	echo "# container $1: no python3.13 (unshare $cunshare, child ${p:-none}: $(readlink "/proc/$p/exe" 2>&1))"
+	sed 's/^/# container: /' "$c.err"
+	return 1
 }
 container_stop() {
 	kill -KILL "$cpid" 2>/dev/null
