@@ -39,7 +39,7 @@ container() {
 	mount -t overlay overlay \
 		-o "lowerdir=/container,upperdir=$c/upper,workdir=$c/work" "$c/root" ||
 		return 1
-	unshare -m -p -f --mount-proc="$c/root/proc" chroot "$c/root" \
+	unshare -m -p -f chroot "$c/root" \
 		/usr/bin/python3.13 -I -S -c "$ctr_load" "$2" >/dev/null 2>"$c.err" &
 	cunshare=$!
 	# Its child (unshare -f), once it runs python3.13 (chroot execs it).
