@@ -72,7 +72,8 @@ record() {
 }
 
 # share DATA [COMM EXE]: "samples complete frames notcode first_s
-# complete_s" of COMM's samples (python3.11's, $exe); the times of the
+# complete_s" of COMM's samples (python3.11's, $exe): their frames not in
+# code too (a system-wide profile has other processes'); the times of the
 # first sample and of the first complete one.  EXE "*PATH": any file whose
 # name ends in PATH (a container's).
 ld_entry=$(od -An -tx8 -j24 -N8 $ld | tr -d ' ')
@@ -133,7 +134,7 @@ share() {
 		lastd = $NF
 		lastip = $1
 		stack = stack " " $2 $NF
-		if ($NF == "([unknown])")
+		if (on && $NF == "([unknown])")
 			notcode++
 	}
 	END {

@@ -74,7 +74,9 @@ container_profile() {
 		sleep 0.1
 	done
 	sleep 2
-	container "$1" $((secs * 10 + 60)) || return 1
+	# Long enough for the caller's wait for its import and its warm
+	# profile; container_stop ends it.
+	container "$1" 900 || return 1
 	wait $prec
 	shared "$2" python3.13 "*/usr/bin/python3.13"
 }
