@@ -112,9 +112,11 @@ share() {
 			} else if (!shown++) {
 				print "# first incomplete:" stack >"/dev/stderr"
 			}
+			if (nc && !ncshown++)
+				print "# first with a frame not in code:" stack >"/dev/stderr"
 			plt += leaf ~ /@plt$/
 		}
-		n = 0
+		n = nc = 0
 		lastd = prevd = ""
 		on = 0
 		stack = ""
@@ -133,9 +135,11 @@ share() {
 		prevd = lastd
 		lastd = $NF
 		lastip = $1
-		stack = stack " " $2 $NF
-		if (on && $NF == "([unknown])")
+		stack = stack " " $1 " " $2 $NF
+		if (on && $NF == "([unknown])") {
 			notcode++
+			nc++
+		}
 	}
 	END {
 		flush()
