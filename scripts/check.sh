@@ -482,10 +482,17 @@ tracers_arm64_stage() {
 # (tests/vm/arm64-ondemand.sh).  CODECTL_OD_NODAEMON=1: the test's
 # negative control, the daemon not started (its checks must then fail).
 ondemand_arm64_stage() {
-	local series=$1 ko out root od userland
+	local series=$1 ko out root od userland p ctr=$cache/container-trixie-arm64
+	local ovl=$cache/overlay-$series
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	arm64_userland "$out" || return 1
+	# The container (tests/vm/container.sh): arm64's image and overlay.ko.
+	"$top/scripts/stage-container.sh" image "$ctr" arm64 || return 1
+	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
+	userland+=(-a "$ctr/image.tar:/tests/container.tar"
+		   -a "$top/tests/vm/container.sh:/tests/container.sh")
+	[ ! -s "$ovl/overlay.ko" ] || userland+=(-a "$ovl/overlay.ko:/tests/overlay.ko")
 	# 2 GB: the staged libraries include bpftrace's LLVM (tracers).
 	# The guest's limit: CI's longest on-demand stage took 711 s (7.2,
 	# 65e33e2) before the first-look and primed checks (about 70 s).
@@ -547,9 +554,7 @@ ondemand_stage() {
 	"$top/scripts/stage-container.sh" image "$ctr" || return 1
 	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
 	a+=(-a "$ctr/image.tar:/tests/container.tar")
-	for p in "$ovl"/overlay.ko*; do
-		[ ! -e "$p" ] || a+=(-a "$p:/tests/${p##*/}")
-	done
+	[ ! -s "$ovl/overlay.ko" ] || a+=(-a "$ovl/overlay.ko:/tests/overlay.ko")
 	# The system calls the daemon's unit allows, for its sandbox checks.
 	syscalls=$logs/unit-syscalls-$series
 	"$top/scripts/unit-security.sh" --syscalls "$top/packaging/codectl-daemon.service" \
@@ -568,6 +573,7 @@ ondemand_stage() {
 		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A /usr/lib/perf-core -A "$stdlib:/usr/lib/python3.11" \
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
+		-a "$top/tests/vm/container.sh:/tests/container.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
 		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \

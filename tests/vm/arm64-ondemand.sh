@@ -46,6 +46,7 @@ mkdir -p "$tmp"
 daemon_pid=
 
 . "$here/tap.sh"
+. "$here/container.sh"
 
 fig() { echo "FIGURE arm64 $*"; }
 
@@ -70,13 +71,15 @@ record() {
 	[ -s "$1" ] || { sed 's/^/# /' "$1.err"; return 1; }
 }
 
-# share DATA: "samples complete frames notcode first_s complete_s" of
-# python3.11's samples; the times of the first sample and of the first
-# complete one.
+# share DATA [COMM EXE]: "samples complete frames notcode first_s
+# complete_s" of COMM's samples (python3.11's, $exe): their frames not in
+# code too (a system-wide profile has other processes'); the times of the
+# first sample and of the first complete one.  EXE "*PATH": any file whose
+# name ends in PATH (a container's).
 ld_entry=$(od -An -tx8 -j24 -N8 $ld | tr -d ' ')
 share() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
-	awk -v comm=python3.11 -v exe="($exe)" -v entry="$ld_entry" '
+	awk -v comm="${2:-python3.11}" -v exe="(${3:-$exe})" -v entry="$ld_entry" '
 	function hex(s,   i, v) {
 		v = 0
 		s = tolower(s)
@@ -84,14 +87,23 @@ share() {
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}
-	BEGIN { e = hex(entry) }
+	BEGIN {
+		e = hex(entry)
+		sfx = substr(exe, 1, 2) == "(*" ? substr(exe, 3) : ""
+	}
+	function isexe(d) {
+		if (sfx == "")
+			return d == exe
+		return length(d) >= length(sfx) &&
+			substr(d, length(d) - length(sfx) + 1) == sfx
+	}
 	function flush() {
 		if (on && n) {
 			total++
 			frames += n
 			if (t0 == "")
 				t0 = t
-			if ((lastd == exe && prevd ~ /\/libc\.so\.6\)$/) ||
+			if ((isexe(lastd) && prevd ~ /\/libc\.so\.6\)$/) ||
 			    (lastd ~ /\/ld-linux-aarch64\.so\.1\)$/ &&
 			     hex(lastip) >= e && hex(lastip) < e + 64)) {
 				complete++
@@ -100,9 +112,11 @@ share() {
 			} else if (!shown++) {
 				print "# first incomplete:" stack >"/dev/stderr"
 			}
+			if (nc && !ncshown++)
+				print "# first with a frame not in code:" stack >"/dev/stderr"
 			plt += leaf ~ /@plt$/
 		}
-		n = 0
+		n = nc = 0
 		lastd = prevd = ""
 		on = 0
 		stack = ""
@@ -121,9 +135,11 @@ share() {
 		prevd = lastd
 		lastd = $NF
 		lastip = $1
-		stack = stack " " $2 $NF
-		if ($NF == "([unknown])")
+		stack = stack " " $1 " " $2 $NF
+		if (on && $NF == "([unknown])") {
 			notcode++
+			nc++
+		}
 	}
 	END {
 		flush()
@@ -131,6 +147,14 @@ share() {
 		printf "%d %d %d %d %s %s\n", total, complete, frames, notcode,
 			t0 == "" ? "-" : t0, t1 == "" ? "-" : t1
 	}'
+}
+
+# shared DATA COMM EXE: share() into $total $complete $frames $notcode
+# $t0 $t1 (tests/vm/container.sh's)
+shared() {
+	# shellcheck disable=SC2046 # six words
+	set -- $(share "$@")
+	total=$1 complete=$2 frames=$3 notcode=$4 t0=$5 t1=$6
 }
 
 # walked METHOD: the frames perf_callchain_user's walks found by METHOD
@@ -230,6 +254,45 @@ fig "python3 summary daemon $(pct "$complete" "$total")% of $total complete, $(p
 check "imports: python3.11 and libc imported by the daemon" \
 	"$(grep -E "python3.11|libc" /sys/kernel/debug/codectl/imports | head -n 4 | tr '\n' ' ')" \
 	eval 'grep -q "$exe" /sys/kernel/debug/codectl/imports && grep -q "$libc" /sys/kernel/debug/codectl/imports'
+# A container (tests/vm/container.sh): Debian 13's arm64 python3.13 with
+# its own glibc under overlayfs, in mount and pid namespaces of its own
+# under chroot, profiled by perf record -a -g from before its start: the
+# image's first container (figures), warm >= 99%, and a new container of
+# the image, whose files underneath are imported, >= 99% from its start.
+# Unlike Debian 12's objects, the container's leave frames outside code
+# in a third of the samples (the FIGURE lines' not_code): not yet
+# explained, a figure here until it is.
+if [ -n "$daemon_pid" ] && container_image; then
+	host_ld_entry=$ld_entry
+	ld_entry=$(od -An -tx8 -j24 -N8 /container/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 | tr -d ' ')
+	container_profile 1 "$tmp/ctr1.data"
+	check "container: Debian 13's python3.13 under overlayfs, pid 1 of its own pid namespace, its own libc" \
+		"pid $cpid; $(grep NSpid "/proc/$cpid/status"); $(grep -m1 'libc\.so\.6' "/proc/$cpid/maps")" \
+		eval 'grep -Eq "^NSpid:.*[[:space:]]1$" "/proc/$cpid/status" &&
+			grep "libc\.so\.6" "/proc/$cpid/maps" | grep -vq " /usr/lib/aarch64-linux-gnu/libc\.so\.6$" &&
+			[ "$(readlink "/proc/$cpid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]'
+	fig "container first-met python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
+	wait_verdict /usr/bin/python3.13
+	sleep 3
+	perf record -q -e cpu-clock:u -F 499 -g -p "$cpid" -o "$tmp/ctr1w.data" -- sleep $((secs * 2)) >/dev/null 2>&1
+	shared "$tmp/ctr1w.data" python3.13 "*/usr/bin/python3.13"
+	fig "container warm python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
+	# Frames not in code: not yet explained here (Debian 13's arm64
+	# objects; a figure, not a check, until they are).
+	check "container: warm, python3.13 >= 99% complete" \
+		"$complete of $total" \
+		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99'
+	container_stop
+	container_profile 2 "$tmp/ctr2.data"
+	fig "container second python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
+	check "container: a new container of the same image, its first profile >= 99% complete" \
+		"$complete of $total" \
+		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99'
+	container_stop
+	ld_entry=$host_ld_entry
+else
+	echo "# container: not run: no daemon, no image at /container, or no overlayfs in this kernel"
+fi
 if [ -n "$daemon_pid" ]; then
 	fig "daemon rss_kb $(awk '/^VmRSS/ { print $2 }' /proc/"$daemon_pid"/status)"
 	kill "$daemon_pid"

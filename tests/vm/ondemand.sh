@@ -63,6 +63,7 @@
 
 here=$(dirname "$0")
 . "$here/tap.sh"
+. "$here/container.sh"
 ko=$1 pyload=$2 secs=${3:-3}
 many=$here/ondemand/many
 tmp=/tmp/od
@@ -1007,13 +1008,13 @@ kill -KILL $emany 2>/dev/null
 wait $usr1 $emany 2>/dev/null
 stop_daemon
 fig "shares guest_seconds $(($(date +%s) - shares_t0))"
+
 # ---- a container -------------------------------------------------------------
 
-# Debian 13's python3.13 with its own glibc 2.41 (/tests/container.tar,
-# staged by scripts/stage-container.sh, unpacked into /container), mounted under overlayfs as container
-# runtimes mount an image, run in mount and pid namespaces of its own
-# under chroot, profiled from outside by root's perf record -a -g, from
-# before its start.  Its objects are not the system's: met through the
+# Debian 13's python3.13 with its own glibc 2.41 (tests/vm/container.sh)
+# under overlayfs, in mount and pid namespaces of its own under chroot,
+# profiled from outside by root's perf record -a -g, from before its
+# start.  Its objects are not the system's: met through the
 # container's mappings, the files underneath overlayfs'.  The image's
 # first container: its objects synthesised when met (its first profile:
 # figures), then (warm) >= 99%.  A new container of the same image: the
@@ -1022,64 +1023,8 @@ fig "shares guest_seconds $(($(date +%s) - shares_t0))"
 # another: its objects' rules from the cache, their digests from the
 # daemon's index (figures: the first profile, and where its cut samples
 # fall against the daemon's log).
-ctr_load='import sys, time
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def mid(n):
-    return leaf(n) + leaf(n // 2)
-end = time.time() + float(sys.argv[1])
-while time.time() < end:
-    mid(2000)'
-# container N SECONDS: container N started, to run SECONDS; $cpid: its
-# python3.13 as the system sees it, $cunshare: unshare, its parent
-container() {
-	c=$tmp/ctr$1
-	cpid=
-	mkdir -p "$c/upper" "$c/work" "$c/root"
-	mount -t overlay overlay \
-		-o "lowerdir=/container,upperdir=$c/upper,workdir=$c/work" "$c/root" ||
-		return 1
-	unshare -m -p -f --mount-proc="$c/root/proc" chroot "$c/root" \
-		/usr/bin/python3.13 -I -S -c "$ctr_load" "$2" >/dev/null 2>&1 &
-	cunshare=$!
-	i=0
-	while [ -z "$cpid" ] && [ $i -lt 1000 ]; do
-		for p in /proc/[0-9]*; do
-			[ "$(readlink "$p/exe" 2>/dev/null)" != "$c/root/usr/bin/python3.13" ] ||
-				cpid=${p#/proc/}
-		done
-		i=$((i + 1))
-	done
-	[ -n "$cpid" ]
-}
-container_stop() {
-	kill -KILL "$cpid" 2>/dev/null
-	wait "$cunshare" 2>/dev/null
-	umount "$c/root"
-}
-# container_profile N DATA: container N's first profile, perf record -a
-# from before its start, shared (COMM python3.13) into $total etc.
-container_profile() {
-	rm -f "$2"
-	perf record -q -a -g -e cpu-clock:u -F 499 -k monotonic -o "$2" -- sleep $((secs * 3)) >/dev/null 2>&1 &
-	prec=$!
-	i=0
-	while [ ! -s "$2" ] && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	sleep 2
-	container "$1" $((secs * 10 + 60)) || return 1
-	wait $prec
-	shared "$2" python3.13 "*/usr/bin/python3.13"
-}
 host_ld_entry=$ld_entry
-if [ -s /tests/container.tar ] && mkdir -p /container &&
-   tar -xf /tests/container.tar -C /container &&
-   { grep -qw overlay /proc/filesystems || insmod /tests/overlay.ko* 2>/dev/null; }; then
+if container_image; then
 	ld_entry=$(od -An -tx8 -j24 -N8 /container/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 | tr -d ' ')
 	fresh_daemon
 	container_profile 1 "$tmp/ctr1.data"
