@@ -19,7 +19,8 @@
 #                                         less -security, -backports,
 #                                         -updates): bookworm, the host's,
 #                                         or the root of scripts/sid-root.sh
-#                                         its modules are built in
+#                                         its modules are built in; of a
+#                                         local series, its source's
 #   scripts/kernels.sh list [compile]     print the supported series (or
 #                                         the default run's compile-only
 #                                         ones)
@@ -102,6 +103,9 @@ LOCAL_SERIES=(
 	"fedora scripts/distro-kernel.sh build fedora"
 	"ubuntu scripts/distro-kernel.sh build ubuntu"
 )
+# The Debian series whose source each local series is built from: its
+# archives are theirs (`release`: the perf its tracer stage takes).
+LOCAL_BASE=("debug-6.12 6.12" "debug-6.12-rt 6.12-rt" "fedora 7.2" "ubuntu 6.12")
 
 # Bump when the cache layout below changes: stamps then no longer match and
 # the next fetch redoes the unpack.
@@ -156,12 +160,17 @@ local_builder() {
 	return 1
 }
 
-# series_suites SERIES: the archives of SERIES, one per line.
+# series_suites SERIES: the archives of SERIES (of a local series: its
+# base's), one per line.
 series_suites() {
-	local line words
+	local line words s=$series
+	for line in "${LOCAL_BASE[@]}"; do
+		read -r -a words <<<"$line"
+		[ "${words[0]}" != "$s" ] || s=${words[1]}
+	done
 	for line in "${SERIES_TABLE[@]}"; do
 		read -r -a words <<<"$line"
-		if [ "${words[0]}" = "$series" ]; then
+		if [ "${words[0]}" = "$s" ]; then
 			printf '%s\n' "${words[@]:1}"
 			return 0
 		fi
