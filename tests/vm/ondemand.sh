@@ -941,7 +941,7 @@ max0=$(cat /sys/module/codectl/parameters/import_max_bytes)
 echo $((12 << 20)) >/sys/module/codectl/parameters/import_max_bytes
 fresh_daemon
 su eve -c "mkdir -p '$tmp/eve/libs' && i=0 && while [ \$i -lt 48 ]; do cp /usr/lib/x86_64-linux-gnu/libisl.so.23 '$tmp/eve/libs/l'\$i.so; i=\$((i + 1)); done"
-su eve -c "exec perl -e 'DynaLoader::boot_DynaLoader(q(DynaLoader)); DynaLoader::dl_load_file(\$_, 0) or die DynaLoader::dl_error() for @ARGV; \$| = 1; print qq(ready\\n); my \$e = time + 120; 1 while time < \$e' $tmp/eve/libs/*.so" >"$tmp/eve-libs.out" 2>&1 &
+su eve -c "exec perl -e 'DynaLoader::boot_DynaLoader(q(DynaLoader)); DynaLoader::dl_load_file(\$_, 0) or die DynaLoader::dl_error() for @ARGV; \$| = 1; print qq(ready\\n); my \$e = time + 900; 1 while time < \$e' $tmp/eve/libs/*.so" >"$tmp/eve-libs.out" 2>&1 &
 evep=$!
 wait_ready "$tmp/eve-libs.out"
 perf record -q -a -g -e cpu-clock:u -F 499 -o "$tmp/fill.data" -- sleep 3 >/dev/null 2>&1
