@@ -570,15 +570,15 @@ static bool codectl_import_file_unchanged(struct inode *inode,
 }
 
 /*
- * The whole content of @file, just imported as @imp (the caller's
- * reference, put here), once @imp is in use: discovery uses it meanwhile
- * wherever the file's ctime is still @ct (codectl_import_verify()), as it
- * would after.  In a TCG guest, reading python3.11's 6.8 MB here before
+ * The whole content of @file (@inode: codectl_file_inode()'s), just
+ * imported as @imp (the caller's reference, put here), once @imp is in
+ * use: discovery uses it meanwhile wherever the file's ctime is still @ct
+ * (codectl_import_verify()), as it would after.  In a TCG guest, reading python3.11's 6.8 MB here before
  * the insertion kept its first profile's samples waiting.  A file changed
  * meanwhile (identity, ctime) or opened for writing drops the import.
  */
 static int codectl_import_hash_content(struct codectl_import *imp,
-				       struct file *file,
+				       struct file *file, struct inode *inode,
 				       const struct codectl_file_id *was,
 				       const struct timespec64 *ct)
 {
@@ -589,7 +589,7 @@ static int codectl_import_hash_content(struct codectl_import *imp,
 	ret = codectl_file_hash(file, &content);
 	if (ret == -EIO)
 		ret = -ENOEXEC;
-	if (!ret && !codectl_import_file_unchanged(codectl_file_inode(file), was, ct))
+	if (!ret && !codectl_import_file_unchanged(inode, was, ct))
 		ret = -ETXTBSY;
 	spin_lock(&codectl_import_lock);
 	if (!ret) {
@@ -671,7 +671,7 @@ static int codectl_import_add(struct file *file,
 		refcount_dec(&imp->ref);
 		goto out;
 	}
-	return codectl_import_hash_content(imp, file, &elf.obj.id, &ct);
+	return codectl_import_hash_content(imp, file, inode, &elf.obj.id, &ct);
 out:
 	codectl_import_free(imp);
 	return ret;

@@ -22,6 +22,9 @@
  *    reading it, and unchanged once it was read: a file changed during or
  *    after the read gets a later ctime, whatever the clock's granularity
  *    (git's "racily clean" entries, the same way).
+ * A file of overlayfs (a container's) has the identity of the file
+ * underneath, as the module keys it (open_queued() puts it in its struct
+ * stat; index_put() keeps it when it stats the file again).
  * Everything else is hashed each time, as before.
  *
  * One file, DIR/.index (outside the cache's entries, so neither listed
