@@ -573,9 +573,10 @@ static bool codectl_import_file_unchanged(struct inode *inode,
  * The whole content of @file (@inode: codectl_file_inode()'s), just
  * imported as @imp (the caller's reference, put here), once @imp is in
  * use: discovery uses it meanwhile wherever the file's ctime is still @ct
- * (codectl_import_verify()), as it would after.  In a TCG guest, reading python3.11's 6.8 MB here before
- * the insertion kept its first profile's samples waiting.  A file changed
- * meanwhile (identity, ctime) or opened for writing drops the import.
+ * (codectl_import_verify()), as it would after.  In a TCG guest, reading
+ * python3.11's 6.8 MB here before the insertion kept its first profile's
+ * samples waiting.  A file changed meanwhile (identity, ctime) or opened
+ * for writing drops the import.
  */
 static int codectl_import_hash_content(struct codectl_import *imp,
 				       struct file *file, struct inode *inode,
