@@ -411,15 +411,23 @@ expect_noncode() {
 # "TOTAL NONCODE" over every frame of every sample ($perf, $callgraph as
 # for perf_run).  perf prints the address of a frame in an object it
 # knows (an executable mapping) relative to the object: such frames are
-# code, the others (absolute) are looked up in the maps.
+# code, the others (absolute) are looked up in the maps.  --no-inline:
+# perf 7.2's script otherwise runs addr2line (the guest has none) for a
+# caller's frame in frames-tracee and prints nothing more (29 of 2505
+# samples' frames seen, none in CI at 37d60da); a perf script that
+# fails says so on stderr, and no frame is counted.
 frames_perf() {
 	${perf:-perf} record -q -e cpu-clock:u -F 499 \
 		--call-graph "${callgraph:-fp}" -o "$tmp/$1.data" -- \
 		"$ftr" "$2" "${frames_secs:-3}" "$tmp/$1.maps" 2>"$tmp/$1.err" \
 		>/dev/null
-	${perf:-perf} script -i "$tmp/$1.data" -F ip,dso 2>/dev/null |
-	awk '/^[ \t]+[0-9a-f]+ / { print ($NF == "([unknown])" ? $1 : "code") }' |
-		"$ftr" check "$tmp/$1.maps"
+	if ! ${perf:-perf} script -i "$tmp/$1.data" --no-inline -F ip,dso \
+		>"$tmp/$1.script" 2>"$tmp/$1.script.err"; then
+		echo "# $1: perf script failed: $(tail -n 2 "$tmp/$1.script.err")" >&2
+		: >"$tmp/$1.script"
+	fi
+	awk '/^[ \t]+[0-9a-f]+ / { print ($NF == "([unknown])" ? $1 : "code") }' \
+		"$tmp/$1.script" | "$ftr" check "$tmp/$1.maps"
 }
 
 # frames_bpf NAME: bpftrace ustack (perf mode: absolute addresses) on
@@ -500,12 +508,10 @@ if command -v trace-cmd >/dev/null; then
 	frames_stops "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b"
 fi
 if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then
-	# Few deferred callchains come back from a task spinning in user
-	# code (5 to 27 frames in 3 s seen): 8 s, and at least 5 frames.
-	perf=sid_perf callgraph=fp,defer frames_secs=8
+	perf=sid_perf callgraph=fp,defer
 	expect_code "$defer_perf fp,defer: no frame that is not code" \
-		"$(frames_perf fr-defer lib)" 5
-	perf= callgraph= frames_secs=
+		"$(frames_perf fr-defer lib)"
+	perf= callgraph=
 fi
 echo 0 >$params/check_callers
 b=$(stops_of perf_callchain_user)
@@ -748,8 +754,8 @@ if codectl import "$rw/libc.so.6" >"$tmp/import-rw.txt" 2>&1; then
 	r=$(LIBC_ENV=LD_LIBRARY_PATH=$rw libc_run libc-rw-before qsort -n)
 	expect_share "imports: a copy of libc, imported" "$r" ge 99
 	check "imports: the tracee ran with the copy" "$(perf script \
-		-i "$tmp/libc-rw-before.data" -F ip,dso 2>&1 | tail -n 3)" \
-		sh -c 'perf script -i "$1" -F ip,dso 2>/dev/null | grep -q "$2"' \
+		-i "$tmp/libc-rw-before.data" --no-inline -F ip,dso 2>&1 | tail -n 3)" \
+		sh -c 'perf script -i "$1" --no-inline -F ip,dso 2>/dev/null | grep -q "$2"' \
 		sh "$tmp/libc-rw-before.data" "$rw/libc.so.6"
 	touch -r "$rw/libc.so.6" "$rw/ref"
 	before=$(stat -c '%s %Y' "$rw/libc.so.6") changed=$(import_counter changed)
