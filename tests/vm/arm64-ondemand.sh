@@ -14,8 +14,9 @@
 #   cold      `codectl daemon` (cross-built for aarch64) started on an empty
 #             cache: the first run, during which the daemon synthesises
 #             SFrame from the .eh_frame of the objects the unwinds meet
-#             (python3.11, libc, ld.so) and imports it; the time from the
-#             first sample to the first complete one;
+#             (python3.11, libc, ld.so) and imports it: >= 99% complete,
+#             no frame outside code (the first profile); the time from
+#             the first sample to the first complete one;
 #   daemon    once python3.11 and libc are imported, the next run:
 #             >= 99% complete, no frame outside code, and >= 90% of the
 #             frames found by SFrame (the imports), not frame records
@@ -228,6 +229,14 @@ else
 		not_ok "daemon started" "no 'looked at every process' in $log"
 fi
 measure cold
+# The first profile (issue 42): python3.11 first met after the daemon
+# started on an empty cache.  Complete from its start, as the control
+# is: the module walks what is not yet imported by its frame records
+# (on x86-64, where Debian's objects have none, ondemand.sh's first-look
+# and primed checks are the ones that can fail).
+check "cold: python3.11's first profile after the daemon's start on an empty cache >= 99% complete, no frame outside code" \
+	"$complete of $total ($(pct "$complete" "$total")%), $notcode of $frames frames not code" \
+	eval '[ "$total" -ge 100 ] && ge "$(pct "$complete" "$total")" 99 && [ "$notcode" -eq 0 ]'
 if [ "$t1" != - ]; then
 	fig "python3 cold first_complete_after_s $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 else
