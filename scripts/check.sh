@@ -508,6 +508,7 @@ ondemand_arm64_stage() {
 		-A "$od/python3.11:/usr/lib/python3.11" \
 		-a "$top/tests/demo/workload.py:/tests/workload.py" \
 		-a "$top/tests/vm/arm64-ondemand.sh:/tests/arm64-ondemand.sh" \
+		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/arm64-ondemand.sh /codectl.ko /tests/workload.py 3 \
 		"${CODECTL_OD_NODAEMON:+nodaemon}"
@@ -578,6 +579,7 @@ ondemand_stage() {
 		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A /usr/lib/perf-core -A "$stdlib:/usr/lib/python3.11" \
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
+		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
 		-a "$top/tests/vm/container.sh:/tests/container.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \

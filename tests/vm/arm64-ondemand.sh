@@ -73,77 +73,32 @@ record() {
 }
 
 # share DATA [COMM EXE]: "samples complete frames notcode first_s
-# complete_s" of COMM's samples (python3.11's, $exe): their frames not in
-# code too (a system-wide profile has other processes'); the times of the
-# first sample and of the first complete one.  EXE "*PATH": any file whose
-# name ends in PATH (a container's).
+# complete_s" of COMM's samples (python3.11's, $exe; samples.awk): their
+# frames not in code too (a system-wide profile has other processes');
+# the times of the first sample and of the first complete one.  EXE
+# "*PATH": any file whose name ends in PATH (a container's).  The first
+# incomplete sample, the first with a frame not in code, and how many
+# are in a PLT stub go to stderr.
 ld_entry=$(od -An -tx8 -j24 -N8 $ld | tr -d ' ')
 share() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
-	awk -v comm="${2:-python3.11}" -v exe="(${3:-$exe})" -v entry="$ld_entry" '
-	function hex(s,   i, v) {
-		v = 0
-		s = tolower(s)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}
-	BEGIN {
-		e = hex(entry)
-		sfx = substr(exe, 1, 2) == "(*" ? substr(exe, 3) : ""
-	}
-	function isexe(d) {
-		if (sfx == "")
-			return d == exe
-		return length(d) >= length(sfx) &&
-			substr(d, length(d) - length(sfx) + 1) == sfx
-	}
-	function flush() {
-		if (on && n) {
-			total++
-			frames += n
-			if (t0 == "")
-				t0 = t
-			if ((isexe(lastd) && prevd ~ /\/libc\.so\.6\)$/) ||
-			    (lastd ~ /\/ld-linux-aarch64\.so\.1\)$/ &&
-			     hex(lastip) >= e && hex(lastip) < e + 64)) {
-				complete++
-				if (t1 == "")
-					t1 = t
-			} else if (!shown++) {
-				print "# first incomplete:" stack >"/dev/stderr"
-			}
-			if (nc && !ncshown++)
-				print "# first with a frame not in code:" stack >"/dev/stderr"
-			plt += leaf ~ /@plt$/
-		}
-		n = nc = 0
-		lastd = prevd = ""
-		on = 0
-		stack = ""
-	}
-	/^[^ \t]/ {
-		flush()
-		on = $1 == comm
-		t = $2
-		sub(/:$/, "", t)
-		next
-	}
-	/^[ \t]*$/ { flush(); next }
-	{
-		if (!n++)
-			leaf = $2
-		prevd = lastd
-		lastd = $NF
-		lastip = $1
-		stack = stack " " $1 " " $2 $NF
-		if (on && $NF == "([unknown])") {
-			notcode++
-			nc++
+	awk -v comm="${2:-python3.11}" -v exe="(${3:-$exe})" \
+		-v entry="$ld_entry" -v ld=ld-linux-aarch64.so.1 -v diag=1 \
+		-f "$here/samples.awk" |
+	awk '$5 {
+		total++
+		frames += $3
+		notcode += $4
+		plt += $6
+		if (t0 == "")
+			t0 = $1
+		if ($2) {
+			complete++
+			if (t1 == "")
+				t1 = $1
 		}
 	}
 	END {
-		flush()
 		printf "# %d of %d samples in a PLT stub (no CFI)\n", plt, total >"/dev/stderr"
 		printf "%d %d %d %d %s %s\n", total, complete, frames, notcode,
 			t0 == "" ? "-" : t0, t1 == "" ? "-" : t1

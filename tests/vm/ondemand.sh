@@ -136,59 +136,16 @@ record() {
 	[ -s "$out" ] || { cat "$out.err"; return 1; }
 }
 
-# samples DATA COMM EXE: a line "time complete frames notcode mine" per
-# sample in DATA; mine: 1 when it is COMM's; complete: 1 when it is COMM's
-# and its outermost frame is EXE's, called from libc, or it is at the
-# dynamic loader's entry ($ld_entry); notcode: its frames not in code,
-# whoever's.  EXE "*PATH": any file whose name ends in PATH (a
+# samples DATA COMM EXE: a line "time complete frames notcode mine plt"
+# per sample in DATA (samples.awk: complete when COMM's stack reaches
+# EXE's bottom, called from libc, or the dynamic loader's entry; notcode
+# whoever's).  EXE "*PATH": any file whose name ends in PATH (a
 # container's, which perf may name from outside it).
 ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
-	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" '
-	function hex(s,   i, v) {
-		v = 0
-		s = tolower(s)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}
-	BEGIN {
-		e = hex(entry)
-		sfx = substr(exe, 1, 2) == "(*" ? substr(exe, 3) : ""
-	}
-	function isexe(d) {
-		if (sfx == "")
-			return d == exe
-		return length(d) >= length(sfx) &&
-			substr(d, length(d) - length(sfx) + 1) == sfx
-	}
-	function flush() {
-		c = on && ((isexe(lastd) && prevd ~ /\/libc\.so\.6\)$/) ||
-			   (lastd ~ /\/ld-linux-x86-64\.so\.2\)$/ &&
-			    hex(lastip) >= e && hex(lastip) < e + 64))
-		if (n)
-			print t, c, n, nc, on
-		n = nc = 0
-		lastd = prevd = ""
-		on = 0
-	}
-	/^[^ \t]/ {
-		flush()
-		on = $1 == comm
-		t = $2
-		sub(/:$/, "", t)
-		next
-	}
-	/^[ \t]*$/ { flush(); next }
-	{
-		n++
-		prevd = lastd
-		lastd = $NF
-		lastip = $1
-		nc += $NF == "([unknown])"
-	}
-	END { flush() }'
+	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" \
+		-v ld=ld-linux-x86-64.so.2 -f "$here/samples.awk"
 }
 
 # share DATA COMM EXE: "samples complete frames notcode first_s complete_s
