@@ -73,15 +73,17 @@ record() {
 }
 
 # share DATA [COMM EXE]: "samples complete frames notcode first_s
-# complete_s" of COMM's samples (python3.11's, $exe; samples.awk): their
-# frames not in code too (a system-wide profile has other processes');
-# the times of the first sample and of the first complete one.  EXE
-# "*PATH": any file whose name ends in PATH (a container's).  The first
-# incomplete sample, the first with a frame not in code, and how many
-# are in a PLT stub go to stderr.
+# complete_s perf_lr" of COMM's samples (python3.11's, $exe;
+# samples.awk): their frames not in code too (a system-wide profile has
+# other processes'), but perf_lr, the frames perf script puts after the
+# leaf from the sampled link register, signed (samples.awk); the times of
+# the first sample and of the first complete one.  EXE "*PATH": any file
+# whose name ends in PATH (a container's).  The first incomplete sample,
+# the first with a frame not in code, and how many are in a PLT stub go
+# to stderr.
 ld_entry=$(od -An -tx8 -j24 -N8 $ld | tr -d ' ')
 share() {
-	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
+	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso,uregs 2>/dev/null |
 	awk -v comm="${2:-python3.11}" -v exe="(${3:-$exe})" \
 		-v entry="$ld_entry" -v ld=ld-linux-aarch64.so.1 -v diag=1 \
 		-f "$here/samples.awk" |
@@ -89,6 +91,7 @@ share() {
 		total++
 		frames += $3
 		notcode += $4
+		perf_lr += $7
 		plt += $6
 		if (t0 == "")
 			t0 = $1
@@ -100,8 +103,8 @@ share() {
 	}
 	END {
 		printf "# %d of %d samples in a PLT stub (no CFI)\n", plt, total >"/dev/stderr"
-		printf "%d %d %d %d %s %s\n", total, complete, frames, notcode,
-			t0 == "" ? "-" : t0, t1 == "" ? "-" : t1
+		printf "%d %d %d %d %s %s %d\n", total, complete, frames, notcode,
+			t0 == "" ? "-" : t0, t1 == "" ? "-" : t1, perf_lr
 	}'
 }
 
@@ -110,7 +113,7 @@ share() {
 shared() {
 	# shellcheck disable=SC2046 # six words
 	set -- $(share "$@")
-	total=$1 complete=$2 frames=$3 notcode=$4 t0=$5 t1=$6
+	total=$1 complete=$2 frames=$3 notcode=$4 t0=$5 t1=$6 perf_lr=$7
 }
 
 # walked METHOD: the frames perf_callchain_user's walks found by METHOD
@@ -127,7 +130,7 @@ walked() {
 # meanwhile into $by_sframe $by_fp, and its FIGURE line.
 measure() {
 	data=$tmp/$1.data
-	total=0 complete=0 frames=0 notcode=0 t0=- t1=-
+	total=0 complete=0 frames=0 notcode=0 t0=- t1=- perf_lr=0
 	s0=$(walked sframe) f0=$(($(walked fp) + $(walked fp_entry)))
 	record "$data" || return 1
 	by_sframe=$(($(walked sframe) - s0))
@@ -135,7 +138,7 @@ measure() {
 	grep perf_callchain_user /sys/kernel/debug/codectl/hooks | sed 's/^/# hooks: /'
 	# shellcheck disable=SC2046 # six words
 	set -- "$1" $(share "$data")
-	total=$2 complete=$3 frames=$4 notcode=$5 t0=$6 t1=$7
+	total=$2 complete=$3 frames=$4 notcode=$5 t0=$6 t1=$7 perf_lr=$8
 	fig "python3 $1 samples $total complete $complete ($(pct "$complete" "$total")%) frames $frames not_code $notcode; walked: sframe $by_sframe fp $by_fp ($(pct "$by_sframe" $((by_sframe + by_fp)))% by SFrame)"
 }
 
@@ -223,9 +226,13 @@ check "imports: python3.11 and libc imported by the daemon" \
 # under chroot, profiled by perf record -a -g from before its start: the
 # image's first container (figures), warm >= 99%, and a new container of
 # the image, whose files underneath are imported, >= 99% from its start.
-# Unlike Debian 12's objects, the container's leave frames outside code
-# in a third of the samples (the FIGURE lines' not_code): not yet
-# explained, a figure here until it is.
+# No frame outside code: Debian 13's arm64 objects are built with
+# pac-ret, and in about a third of the samples perf script puts a frame
+# outside code after the leaf, the leaf's caller it takes from the
+# sampled link register (perf record -g records it on arm64) with its
+# pointer authentication code, less 1 (samples.awk's perf_lr): perf's,
+# not a frame of the callchain codectl's walk gives, and counted apart
+# (the FIGURE lines' perf_lr).
 if [ -n "$daemon_pid" ] && container_image; then
 	host_ld_entry=$ld_entry
 	ld_entry=$(od -An -tx8 -j24 -N8 /container/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 | tr -d ' ')
@@ -235,23 +242,21 @@ if [ -n "$daemon_pid" ] && container_image; then
 		eval 'grep -Eq "^NSpid:.*[[:space:]]1$" "/proc/$cpid/status" &&
 			grep "libc\.so\.6" "/proc/$cpid/maps" | grep -vq " /usr/lib/aarch64-linux-gnu/libc\.so\.6$" &&
 			[ "$(readlink "/proc/$cpid/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]'
-	fig "container first-met python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
+	fig "container first-met python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode perf_lr $perf_lr"
 	wait_verdict /usr/bin/python3.13
 	sleep 3
 	perf record -q -e cpu-clock:u -F 499 -g -p "$cpid" -o "$tmp/ctr1w.data" -- sleep $((secs * 2)) >/dev/null 2>&1
 	shared "$tmp/ctr1w.data" python3.13 "*/usr/bin/python3.13"
-	fig "container warm python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
-	# Frames not in code: not yet explained here (Debian 13's arm64
-	# objects; a figure, not a check, until they are).
-	check "container: warm, python3.13 >= 99% complete" \
-		"$complete of $total" \
-		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99'
+	fig "container warm python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode perf_lr $perf_lr"
+	check "container: warm, python3.13 >= 99% complete, no frame outside code" \
+		"$complete of $total, $notcode not code (and perf's $perf_lr)" \
+		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99 && [ "$notcode" -eq 0 ]'
 	container_stop
 	container_profile 2 "$tmp/ctr2.data"
-	fig "container second python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode"
-	check "container: a new container of the same image, its first profile >= 99% complete" \
-		"$complete of $total" \
-		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99'
+	fig "container second python3.13 samples $total complete $complete ($(pct "$complete" "$total")%) not_code $notcode perf_lr $perf_lr"
+	check "container: a new container of the same image, its first profile >= 99% complete, no frame outside code" \
+		"$complete of $total, $notcode not code (and perf's $perf_lr)" \
+		eval '[ "$total" -gt 0 ] && ge "$(pct "$complete" "$total")" 99 && [ "$notcode" -eq 0 ]'
 	container_stop
 	ld_entry=$host_ld_entry
 else
