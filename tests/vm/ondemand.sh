@@ -464,16 +464,25 @@ if [ -n "$child" ] && kill -STOP "$child" 2>/dev/null; then
 	done
 	what=$(ls -l "/proc/$child/fd/" 2>/dev/null | grep -o '/usr/[^ ]*' | head -n 1)
 fi
-kill -KILL "$daemon_pid" ${child:+"$child"} 2>/dev/null
+killed="$daemon_pid $child"
+kill -KILL $killed 2>/dev/null
 wait "$daemon_pid" 2>/dev/null
 daemon_pid=
 wait $perfpid 2>/dev/null
 check "killed mid-synthesis: a child caught at work (${what:-?})" \
 	"its state was '${state:-gone}'" [ "$state" = T ]
+echo "# killed mid-synthesis: temporary files then: $(ls -a "$cache" | grep '^\.tmp' | tr '\n' ' ')"
 daemon_start
 wait_log "imported /usr/bin/python3.11" 60
-check "killed mid-synthesis: no temporary file left" "$(ls -a "$cache")" \
-	[ -z "$(ls -a "$cache" | grep '^\.tmp')" ]
+# The killed ones' (.tmp.PID.N, entry_write()'s): the restarted daemon's
+# own may be there, at work on the next object (seen on 5.10).
+left=
+for p in $killed; do
+	left="$left$(ls -a "$cache" | grep "^\.tmp\.$p\.")"
+done
+grep "left by a synthesis" "$log" | sed 's/^/# /'
+check "killed mid-synthesis: no temporary file of the killed daemon or child left" \
+	"$left" [ -z "$left" ]
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill2.data" -- sleep "$secs" >/dev/null 2>&1
 shared "$tmp/kill2.data" python3.11 /usr/bin/python3.11
 check "killed mid-synthesis: restarted, the running python3.11 >= 99% complete, no frame not code" \
