@@ -172,6 +172,9 @@ table=$(awk '
 			tl[k, $3] = "served after " $8 " s, imported after " $10 \
 				" s, its last object after " $12 " s; cut samples: " \
 				$16 " before its import, " $18 " before the last, " $20 " after"
+		# FIGURE container MODE python3.13 samples N complete C (P%) ...
+		if ($2 == "container" && $4 == "python3.13" && $5 == "samples")
+			ctr[k, $3] = $8 " of " $6 " " $9
 		if ($2 == "python3" && $3 == "reloaded" && $4 == "first_complete_after_s")
 			rel[k] = $5 " s"
 		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
@@ -224,6 +227,15 @@ table=$(awk '
 		for (i = 1; i <= nk; i++) printf " %s |", pr[ks[i]]
 		printf "\n| primed | the same: from its first sample, python3.11 (and its objects) |"
 		for (i = 1; i <= nk; i++) printf " %s |", tl[ks[i], "primed"]
+		split("first-met warm second rebooted", cm, " ")
+		cn["first-met"] = "Debian 13'"'"'s python3.13 in a container, the image'"'"'s first: first profile"
+		cn["warm"] = "the same, warm"
+		cn["second"] = "a new container of the image: first profile"
+		cn["rebooted"] = "a new container after a reboot (the cache kept): first profile"
+		for (j = 1; j <= 4; j++) {
+			printf "\n| container | %s |", cn[cm[j]]
+			for (i = 1; i <= nk; i++) printf " %s |", ctr[ks[i], cm[j]]
+		}
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		split("nocfi wrongcfi namespace", pk, " ")
