@@ -136,11 +136,11 @@ record() {
 	[ -s "$out" ] || { cat "$out.err"; return 1; }
 }
 
-# samples DATA COMM EXE: a line "time complete frames notcode mine plt"
-# per sample in DATA (samples.awk: complete when COMM's stack reaches
-# EXE's bottom, called from libc, or the dynamic loader's entry; notcode
-# whoever's).  EXE "*PATH": any file whose name ends in PATH (a
-# container's, which perf may name from outside it).
+# samples DATA COMM EXE: a line "time complete frames notcode mine plt
+# perf_lr" per sample in DATA (samples.awk: complete when COMM's stack
+# reaches EXE's bottom, called from libc, or the dynamic loader's entry;
+# notcode whoever's; perf_lr arm64's).  EXE "*PATH": any file whose name
+# ends in PATH (a container's, which perf may name from outside it).
 ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
