@@ -148,6 +148,15 @@ table=$(awk '
 	FNR == 1 { k = FILENAME; sub(/.*ondemand-/, "", k); sub(/\.console$/, "", k)
 		   ks[++nk] = k }
 	/^# kernel / { kver[k] = $3 }
+	# One row a key of GROUP: its name, then each kernel'"'"'s
+	# ARR[kernel, PREFIX key].
+	function rows(group, n, keys, names, arr, prefix,   i, j) {
+		for (j = 1; j <= n; j++) {
+			printf "\n| %s | %s |", group, names[keys[j]]
+			for (i = 1; i <= nk; i++)
+				printf " %s |", arr[ks[i], prefix keys[j]]
+		}
+	}
 	/^FIGURE / {
 		sub(/\r$/, "")
 		if ($3 ~ /^(control|cold|daemon|dwarf)$/ && $4 == "samples") {
@@ -232,20 +241,14 @@ table=$(awk '
 		cn["warm"] = "the same, warm"
 		cn["second"] = "a new container of the image: first profile"
 		cn["rebooted"] = "a new container after a reboot (the cache kept): first profile"
-		for (j = 1; j <= 4; j++) {
-			printf "\n| container | %s |", cn[cm[j]]
-			for (i = 1; i <= nk; i++) printf " %s |", ctr[ks[i], cm[j]]
-		}
+		rows("container", 4, cm, cn, ctr, "")
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		split("nocfi wrongcfi namespace", pk, " ")
 		pn["nocfi"] = "root'"'"'s python3.11 after a user'"'"'s look-alike without CFI"
 		pn["wrongcfi"] = "the same, the look-alike with wrong CFI"
 		pn["namespace"] = "the same, the look-alike by its path in a namespace"
-		for (j = 1; j <= 3; j++) {
-			printf "\n| poisoning | %s |", pn[pk[j]]
-			for (i = 1; i <= nk; i++) printf " %s |", poi[ks[i], "poison-" pk[j]]
-		}
+		rows("poisoning", 3, pk, pn, poi, "poison-")
 		printf "\n| fuzzing | the daemon fuzzed (tests/vm/daemon-fuzz.sh) |"
 		for (i = 1; i <= nk; i++) printf " %s |", fz[ks[i]]
 		printf "\n\nKernels: "
