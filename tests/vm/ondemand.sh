@@ -471,14 +471,16 @@ daemon_pid=
 wait $perfpid 2>/dev/null
 check "killed mid-synthesis: a child caught at work (${what:-?})" \
 	"its state was '${state:-gone}'" [ "$state" = T ]
-echo "# killed mid-synthesis: temporary files then: $(ls -a "$cache" | grep '^\.tmp' | tr '\n' ' ')"
+echo "# killed mid-synthesis: temporary files then:" "$cache"/.tmp.*
 daemon_start
 wait_log "imported /usr/bin/python3.11" 60
 # The killed ones' (.tmp.PID.N, entry_write()'s): the restarted daemon's
 # own may be there, at work on the next object (seen on 5.10).
 left=
 for p in $killed; do
-	left="$left$(ls -a "$cache" | grep "^\.tmp\.$p\.")"
+	for f in "$cache/.tmp.$p".*; do
+		[ ! -e "$f" ] || left="$left ${f##*/}"
+	done
 done
 grep "left by a synthesis" "$log" | sed 's/^/# /'
 check "killed mid-synthesis: no temporary file of the killed daemon or child left" \
