@@ -509,6 +509,7 @@ ondemand_arm64_stage() {
 		-a "$top/tests/demo/workload.py:/tests/workload.py" \
 		-a "$top/tests/vm/arm64-ondemand.sh:/tests/arm64-ondemand.sh" \
 		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
+		-a "$top/tests/vm/perf-lr.awk:/tests/perf-lr.awk" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/arm64-ondemand.sh /codectl.ko /tests/workload.py 3 \
 		"${CODECTL_OD_NODAEMON:+nodaemon}"
@@ -580,6 +581,7 @@ ondemand_stage() {
 		-A /usr/lib/perf-core -A "$stdlib:/usr/lib/python3.11" \
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
 		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
+		-a "$top/tests/vm/perf-lr.awk:/tests/perf-lr.awk" \
 		-a "$top/tests/vm/container.sh:/tests/container.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
@@ -631,6 +633,7 @@ runtimes_stage() {
 		-A "$node:/usr/bin/node" -A "${node%/bin/node}/share/nodejs:/usr/share/nodejs" \
 		-a "${node%/bin/node}/lib/x86_64-linux-gnu/libnode.so.108:$lib/libnode.so.108" \
 		-a "$top/tests/vm/runtimes.sh:/tests/runtimes.sh" \
+		-a "$top/tests/vm/perf-lr.awk:/tests/perf-lr.awk" \
 		-a "$top/tests/vm/runtimes:/tests/runtimes" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tools/codectl:/usr/bin/codectl" \
@@ -659,6 +662,7 @@ runtimes_arm64_stage() {
 		-A "$node/usr/bin/node:/usr/bin/node" \
 		-A "$node/usr/share/nodejs:/usr/share/nodejs" \
 		-a "$top/tests/vm/runtimes.sh:/tests/runtimes.sh" \
+		-a "$top/tests/vm/perf-lr.awk:/tests/perf-lr.awk" \
 		-a "$top/tests/vm/runtimes:/tests/runtimes" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-- sh /tests/runtimes.sh /codectl.ko 3 node

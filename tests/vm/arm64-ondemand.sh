@@ -86,7 +86,7 @@ share() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso,uregs 2>/dev/null |
 	awk -v comm="${2:-python3.11}" -v exe="(${3:-$exe})" \
 		-v entry="$ld_entry" -v ld=ld-linux-aarch64.so.1 -v diag=1 \
-		-f "$here/samples.awk" |
+		-f "$here/perf-lr.awk" -f "$here/samples.awk" |
 	awk '$5 {
 		total++
 		frames += $3

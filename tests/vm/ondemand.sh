@@ -145,7 +145,8 @@ ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
 	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" \
-		-v ld=ld-linux-x86-64.so.2 -f "$here/samples.awk"
+		-v ld=ld-linux-x86-64.so.2 -f "$here/perf-lr.awk" \
+		-f "$here/samples.awk"
 }
 
 # share DATA COMM EXE: "samples complete frames notcode first_s complete_s

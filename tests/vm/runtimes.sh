@@ -127,7 +127,7 @@ share() {
 	f=comm,pid,tid,ip,sym,dso
 	[ "$arch" != aarch64 ] || f=$f,uregs
 	perf script -i "$2" --no-inline -F $f 2>/dev/null |
-	awk -v rt="$1" '
+	awk -v rt="$1" "$(cat "$here/perf-lr.awk")"'
 	function flush() {
 		if (on && n) {
 			total++
@@ -160,30 +160,6 @@ share() {
 		stack = ips = ""
 		lastd = prevd = prev2d = ""
 		on = 0
-	}
-	# The hexadecimal H less one, without leading zeros (awk numbers
-	# are doubles: too narrow for a 64-bit address).
-	function minus1(h,   i, d, tail) {
-		tail = ""
-		for (i = length(h); i > 0; i--) {
-			d = index("0123456789abcdef", substr(h, i, 1)) - 1
-			if (d > 0) {
-				h = substr(h, 1, i - 1) substr("0123456789abcdef", d, 1) tail
-				sub(/^0+/, "", h)
-				return h
-			}
-			tail = tail "f"
-		}
-		return ""
-	}
-	# The link register of the sample (arm64: -F uregs), on its first line
-	# or on the "ABI:" line of the user registers perf prints after the
-	# frames.
-	function getlr() {
-		if (match($0, /lr:0x[0-9a-f]+/)) {
-			lr = substr($0, RSTART + 5, RLENGTH - 5)
-			sub(/^0+/, "", lr)
-		}
 	}
 	/^[^ \t]/ {
 		flush()

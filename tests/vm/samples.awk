@@ -12,19 +12,17 @@
 #   notcode   its frames not in code (perf knows no object there),
 #             whoever's the sample is, but perf_lr's
 #   plt       1 when its innermost frame is a PLT stub (no CFI)
-#   perf_lr   1 when its second frame is not in code and is perf's own:
-#             on arm64 perf record -g records the link register, and
-#             perf script puts the leaf's caller it finds from it, less
-#             1, after the leaf; from a return address signed by pac-ret
-#             (Debian 13's objects) it does not strip the pointer
-#             authentication code.  Seen as the sampled lr (uregs,
-#             " ABI:2 lr:0x...") less 1: not a frame of the kernel's
-#             callchain, which codectl's walk gives.
+#   perf_lr   1 when its second frame is not in code and is perf's own,
+#             the sampled lr less one with its pointer authentication
+#             code (tests/vm/perf-lr.awk: Debian 13's pac-ret objects),
+#             not a frame of the kernel's callchain, which codectl's
+#             walk gives
 # Variables: comm, exe ("(PATH)" as perf prints a dso; "(*PATH)": any
 # file whose name ends in PATH, a container's, which perf may name from
 # outside it), entry (the loader's e_entry, hex), ld (its file name);
 # diag=1: the first of COMM's samples that is incomplete, and the first
-# with a frame not in code, to stderr.
+# with a frame not in code, to stderr.  Run after tests/vm/perf-lr.awk
+# (awk -f perf-lr.awk -f samples.awk): minus1(), getlr().
 
 function hex(s,   i, v) {
 	v = 0
@@ -38,22 +36,6 @@ function ends(s, t) {
 	return length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t
 }
 
-# The hex string S (perf's, without 0x or leading zeros) less 1.
-function dec1(s,   i, d, out) {
-	s = tolower(s)
-	sub(/^0x/, "", s)
-	for (i = length(s); i > 0; i--) {
-		d = index("0123456789abcdef", substr(s, i, 1)) - 1
-		if (d > 0) {
-			out = substr(s, 1, i - 1) substr("0123456789abcdef", d, 1) out
-			break
-		}
-		out = "f" out
-	}
-	sub(/^0+/, "", out)
-	return out
-}
-
 function isexe(d) {
 	return sfx == "" ? d == exe : ends(d, sfx)
 }
@@ -62,7 +44,7 @@ function flush(   c, plr) {
 	c = on && ((isexe(lastd) && ends(prevd, "/libc.so.6)")) ||
 		   (ends(lastd, "/" ld ")") &&
 		    hex(lastip) >= e && hex(lastip) < e + 64))
-	plr = n >= 2 && d2 == "([unknown])" && lr != "" && ip2 == dec1(lr)
+	plr = n >= 2 && d2 == "([unknown])" && lr != "" && ip2 == minus1(lr)
 	nc -= plr
 	if (n)
 		print t, c, n, nc, on, leaf ~ /@plt$/, plr
@@ -82,6 +64,7 @@ BEGIN {
 
 /^[^ \t]/ {
 	flush()
+	getlr()
 	on = $1 == comm
 	t = $2
 	sub(/:$/, "", t)
@@ -90,19 +73,14 @@ BEGIN {
 
 /^[ \t]*$/ { flush(); next }
 
-# perf script's uregs, after the frames: the sampled link register.
-/^[ \t]+ABI:/ {
-	for (i = 2; i <= NF; i++)
-		if ($i ~ /^lr:/)
-			lr = tolower(substr($i, 4))
-	next
-}
+/^[ \t]*ABI:/ { getlr(); next }
 
 {
 	if (!n++)
 		leaf = $2
 	if (n == 2) {
-		ip2 = tolower($1)
+		ip2 = $1
+		sub(/^0+/, "", ip2)
 		d2 = $NF
 	}
 	prevd = lastd
