@@ -136,8 +136,8 @@ record() {
 	[ -s "$out" ] || { cat "$out.err"; return 1; }
 }
 
-# samples DATA COMM EXE: a line "time complete frames notcode mine plt
-# perf_lr" per sample in DATA (samples.awk: complete when COMM's stack
+# samples DATA COMM EXE [1]: a line "time complete frames notcode mine plt
+# perf_lr" per sample in DATA (with 1: its frames after it) (samples.awk: complete when COMM's stack
 # reaches EXE's bottom, called from libc, or the dynamic loader's entry;
 # notcode whoever's; perf_lr arm64's).  EXE "*PATH": any file whose name
 # ends in PATH (a container's, which perf may name from outside it).
@@ -145,8 +145,8 @@ ld_entry=$(od -An -tx8 -j24 -N8 /lib64/ld-linux-x86-64.so.2 | tr -d ' ')
 samples() {
 	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso 2>/dev/null |
 	awk -v comm="$2" -v exe="($3)" -v entry="$ld_entry" \
-		-v ld=ld-linux-x86-64.so.2 -f "$here/perf-lr.awk" \
-		-f "$here/samples.awk"
+		-v ld=ld-linux-x86-64.so.2 -v stacks="${4:-0}" \
+		-f "$here/perf-lr.awk" -f "$here/samples.awk"
 }
 
 # share DATA COMM EXE: "samples complete frames notcode first_s complete_s
@@ -211,7 +211,8 @@ covered() {
 # from its first sample, of the daemon's serving and import of EXE, of its
 # last import of a file under /usr (the program's other objects), of the
 # first complete sample, and the cut samples before EXE's import, between
-# it and that last import, and after.
+# it and that last import, and after; the samples before EXE's import, and
+# the first 10 cut ones with their frames, as comments.
 timeline() {
 	awk -v exe="${3#\*}" '/serving|imported/ && match($0, /\[[0-9.]+\]/) {
 		t = substr($0, RSTART + 1, RLENGTH - 2)
@@ -220,13 +221,20 @@ timeline() {
 		if (index($0, "imported /usr/")) last = t
 	} END { print (serve == "" ? "-" : serve), (imp == "" ? "-" : imp), (last == "" ? "-" : last) }' \
 		"$4" >"$tmp/timeline.log"
-	samples "$1" "$2" "$3" | awk -v comm="$2" -v mode="$5" \
+	samples "$1" "$2" "$3" 1 | awk -v comm="$2" -v mode="$5" \
 		-v marks="$(cat "$tmp/timeline.log")" '
 	function rel(x) { return x == "-" ? "-" : sprintf("%.3f", x - t0) }
 	BEGIN { split(marks, m, " ") }
 	$5 {
 		if (t0 == "")
 			t0 = $1
+		if (m[2] == "-" || $1 < m[2] + 0)
+			early++
+		if (!$2 && cuts++ < 10) {
+			s = $0
+			sub(/^([^ ]+ ){7}/, "", s)
+			printf "# %s cut at +%s:%s\n", mode, rel($1), s
+		}
 		if ($2) {
 			if (t1 == "")
 				t1 = $1
@@ -239,8 +247,8 @@ timeline() {
 		}
 	}
 	END {
-		printf "FIGURE timeline %s %s first_sample %s serving_s %s imported_s %s last_import_s %s first_complete_s %s cut_before_import %d cut_before_last_import %d cut_after %d\n",
-			mode, comm, t0, rel(m[1]), rel(m[2]), rel(m[3]), rel(t1 == "" ? "-" : t1), before, between, after
+		printf "FIGURE timeline %s %s first_sample %s serving_s %s imported_s %s last_import_s %s first_complete_s %s cut_before_import %d cut_before_last_import %d cut_after %d samples_before_import %d\n",
+			mode, comm, t0, rel(m[1]), rel(m[2]), rel(m[3]), rel(t1 == "" ? "-" : t1), before, between, after, early
 	}'
 }
 

@@ -21,7 +21,8 @@
 # file whose name ends in PATH, a container's, which perf may name from
 # outside it), entry (the loader's e_entry, hex), ld (its file name);
 # diag=1: the first of COMM's samples that is incomplete, and the first
-# with a frame not in code, to stderr.  Run after tests/vm/perf-lr.awk
+# with a frame not in code, to stderr; stacks=1: each line followed by
+# its frames, " ip sym(dso)" each.  Run after tests/vm/perf-lr.awk
 # (awk -f perf-lr.awk -f samples.awk): minus1(), getlr().
 
 function hex(s,   i, v) {
@@ -47,7 +48,7 @@ function flush(   c, plr) {
 	plr = n >= 2 && d2 == "([unknown])" && lr != "" && ip2 == minus1(lr)
 	nc -= plr
 	if (n)
-		print t, c, n, nc, on, leaf ~ /@plt$/, plr
+		print t, c, n, nc, on, leaf ~ /@plt$/, plr (stacks ? stack : "")
 	if (diag && on && n && !c && !shown++)
 		print "# first incomplete:" stack >"/dev/stderr"
 	if (diag && on && nc && !ncshown++)
@@ -87,7 +88,7 @@ BEGIN {
 	lastd = $NF
 	lastip = $1
 	nc += $NF == "([unknown])"
-	if (diag)
+	if (diag || stacks)
 		stack = stack " " $1 " " $2 $NF
 }
 
