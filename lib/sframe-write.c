@@ -255,9 +255,10 @@ uint64_t sframe_write(const struct sframe_wfunc *funcs, uint32_t nfuncs,
 		put(buf + at + 8, f->size, 4);
 		put(buf + at + 12, (uint64_t)(p - (buf + fres)), 4);
 		put(p, f->nrows, 2);
-		p[2] = (uint8_t)(st | (f->signal ? 0x80 : 0));
+		p[2] = (uint8_t)(st | (f->rep ? 0x10 : 0) |
+				 (f->signal ? 0x80 : 0));
 		p[3] = flex ? SFW_FDE_TYPE_FLEX : 0;
-		p[4] = 0;			/* rep size: PCINC */
+		p[4] = f->rep;			/* rep size: 0 for PCINC */
 		p += SFW_ATTR_SIZE;
 		for (j = 0; j < f->nrows; j++) {
 			const struct sframe_wrow *r = &rows[f->row + j];

@@ -72,6 +72,9 @@ struct sframe_wrow {
  * @nrows:	its rows (1 to SFW_MAX_FRES), starts strictly increasing from
  *		0 and below @size
  * @signal:	1 for a signal frame (the v3 FDE's signal bit)
+ * @rep:	0 (PCINC), or the size of the blocks its rows repeat in
+ *		(PCMASK: a row holds from its start within each block, as in
+ *		a PLT's entries)
  */
 struct sframe_wfunc {
 	uint64_t start;
@@ -79,6 +82,7 @@ struct sframe_wfunc {
 	uint32_t row;
 	uint32_t nrows;
 	uint8_t signal;
+	uint8_t rep;
 };
 
 /**

@@ -11,7 +11,10 @@
  * 16; arm64: x30, DWARF 30) and the frame pointer (rbp, DWARF 6; x29,
  * DWARF 29); rows it cannot (DWARF expressions other than *(reg +
  * off), RA or rbp rules without an equivalent) end the SFrame function
- * there, so those pcs have no FDE and unwinders fall back.  The section
+ * there, so those pcs have no FDE and unwinders fall back.  One
+ * expression SFrame says otherwise: ld's for x86-64 PLT entries (the CFA
+ * 8 bytes further once the entry has pushed its index) becomes a PCMASK
+ * function, as ld writes it in .sframe (plt_rows()).  The section
  * is written by sframe-write.c and checked with the project's decoder
  * (sframe_validate()) before it is returned.
  */
@@ -176,7 +179,7 @@ static int reg_loc(const Dwarf_Op *ops, size_t n, struct sframe_loc *l)
 	return set_loc(l, kind, base, off);
 }
 
-enum { ROW_OK, ROW_CFA, ROW_RA, ROW_FP };
+enum { ROW_OK, ROW_CFA, ROW_RA, ROW_FP, ROW_PLT };
 
 /* The SFrame row of one CFI row, or why there is none. */
 static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
@@ -225,6 +228,76 @@ static int same_row(const struct sframe_wrow *a, const struct sframe_wrow *b)
 	       same_loc(&a->fp, &b->fp);
 }
 
+/*
+ * ld's CFA expression for the entries of an x86-64 PLT (elf_x86_64
+ * eh_frame_plt: DW_OP_breg7 (rsp) A; DW_OP_breg16 (rip) 0; DW_OP_lit15;
+ * DW_OP_and; DW_OP_litK; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus):
+ * rsp + A in each 16-byte entry until offset K (its push), rsp + A + 8
+ * from there.  The two rows of that PCMASK function in @r, or 0.
+ */
+static int plt_rows(Dwarf_Frame *fr, struct sframe_wrow r[2])
+{
+	static const uint8_t tail[] = {
+		DW_OP_lit15, DW_OP_and, 0, DW_OP_ge, DW_OP_lit3, DW_OP_shl,
+		DW_OP_plus
+	};
+	Dwarf_Op *ops;
+	size_t n, i;
+	int k;
+
+	if (!SFW_FIXED_RA || dwarf_frame_cfa(fr, &ops, &n) || n != 9 ||
+	    ops[0].atom != DW_OP_breg0 + SFW_DWARF_SP ||
+	    ops[1].atom != DW_OP_breg0 + SFW_DWARF_RA || ops[1].number ||
+	    (int64_t)ops[0].number < 8 || (int64_t)ops[0].number > 64)
+		return 0;
+	for (i = 0; i < sizeof(tail); i++)
+		if (i != 2 && ops[2 + i].atom != tail[i])
+			return 0;
+	k = ops[4].atom - DW_OP_lit0;
+	if (k < 1 || k > 15)
+		return 0;
+	memset(r, 0, 2 * sizeof(*r));
+	for (i = 0; i < 2; i++) {
+		r[i].start = i ? (uint32_t)k : 0;
+		r[i].cfa.kind = SFRAME_LOC_VAL;
+		r[i].cfa.base = SFRAME_BASE_SP;
+		r[i].cfa.off = (int32_t)ops[0].number + 8 * (int32_t)i;
+		r[i].ra.kind = SFRAME_LOC_MEM;
+		r[i].ra.base = SFRAME_BASE_CFA;
+		r[i].ra.off = SFW_FIXED_RA;
+		r[i].fp.kind = SFRAME_LOC_SAME;
+		if (!sframe_wrow_ok(&r[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* A PCMASK function of 16-byte blocks for [start, end), rows @r. */
+static int add_plt(struct synth *s, const struct sframe_wrow r[2],
+		   uint64_t start, uint64_t end)
+{
+	struct sframe_wfunc *f;
+
+	s->open = 0;
+	if (end - start > UINT32_MAX || end - start < 16)
+		return 0;
+	if (grow((void **)&s->funcs, &s->funcs_cap, s->nfuncs,
+		 sizeof(*s->funcs)) ||
+	    grow((void **)&s->rows, &s->rows_cap, s->nrows + 1,
+		 sizeof(*s->rows)))
+		return -1;
+	f = &s->funcs[s->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->start = s->bias + start;
+	f->size = (uint32_t)(end - start);
+	f->row = s->nrows;
+	f->nrows = 2;
+	f->rep = 16;
+	s->rows[s->nrows++] = r[0];
+	s->rows[s->nrows++] = r[1];
+	return 1;
+}
+
 /* Add the row for [start, end) of one FDE. */
 static int add_row(struct synth *s, const struct sframe_wrow *r,
 		   uint64_t start, uint64_t end, int signal)
@@ -255,6 +328,7 @@ static int add_row(struct synth *s, const struct sframe_wrow *r,
 		f->row = s->nrows;
 		f->nrows = 0;
 		f->signal = (uint8_t)signal;
+		f->rep = 0;
 		s->open = 1;
 	}
 	if (grow((void **)&s->rows, &s->rows_cap, s->nrows, sizeof(*s->rows)))
@@ -283,7 +357,7 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 	while (pc < limit) {
 		Dwarf_Frame *fr;
 		Dwarf_Addr lo, hi;
-		struct sframe_wrow r;
+		struct sframe_wrow r, plt[2];
 		bool signal = false;
 		int ra, why;
 
@@ -297,6 +371,15 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 		if (hi > limit)
 			hi = limit;
 		why = row_of(fr, ra, &r);
+		if (why == ROW_CFA && plt_rows(fr, plt)) {
+			why = add_plt(s, plt, pc, hi);
+			if (why < 0) {
+				free(fr);
+				ret = -1;
+				break;
+			}
+			why = why ? ROW_PLT : ROW_CFA;
+		}
 		free(fr);
 		st->rows++;
 		st->cfi_bytes += hi - pc;
@@ -308,6 +391,10 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 			}
 			st->rows_kept++;
 			st->outermost_rows += r.outermost;
+			kept += hi - pc;
+			break;
+		case ROW_PLT:
+			st->rows_kept++;	/* a PLT's entries */
 			kept += hi - pc;
 			break;
 		case ROW_CFA:

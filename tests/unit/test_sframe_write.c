@@ -138,6 +138,7 @@ static void test_default(void **state)
 		f[i].row = n;
 		f[i].nrows = 4;
 		f[i].signal = i == 3;
+		f[i].rep = 0;
 		rows[n++] = row(0, loc(SFRAME_LOC_VAL, SFRAME_BASE_SP, 8),
 				RA_DEFAULT, SAME);
 		rows[n++] = row(1, loc(SFRAME_LOC_VAL, SFRAME_BASE_SP, 1000),
@@ -161,7 +162,7 @@ static void test_default(void **state)
 static void test_flex(void **state)
 {
 	struct sframe_wrow rows[6];
-	struct sframe_wfunc f = { 0x500000, 0x60, 0, 6, 1 };
+	struct sframe_wfunc f = { 0x500000, 0x60, 0, 6, 1, 0 };
 	struct sframe_sec s;
 	uint8_t *buf;
 
@@ -193,8 +194,8 @@ static void test_flex(void **state)
 static void test_refused(void **state)
 {
 	struct sframe_wrow r[3];
-	struct sframe_wfunc f[2] = { { 0x1000, 0x10, 0, 1, 0 },
-				     { 0x1008, 0x10, 1, 1, 0 } };
+	struct sframe_wfunc f[2] = { { 0x1000, 0x10, 0, 1, 0, 0 },
+				     { 0x1008, 0x10, 1, 1, 0, 0 } };
 
 	(void)state;
 	r[0] = row(0, loc(SFRAME_LOC_VAL, SFRAME_BASE_SP, 8), RA_DEFAULT, SAME);
@@ -239,7 +240,7 @@ static void test_refused(void **state)
 static void test_limits(void **state)
 {
 	struct sframe_wrow *rows = calloc(SFW_MAX_FRES, sizeof(*rows));
-	struct sframe_wfunc f = { 0x800000, SFW_MAX_FRES * 2, 0, SFW_MAX_FRES, 0 };
+	struct sframe_wfunc f = { 0x800000, SFW_MAX_FRES * 2, 0, SFW_MAX_FRES, 0, 0 };
 	struct sframe_sec s;
 	uint8_t small[64];
 	uint64_t size;

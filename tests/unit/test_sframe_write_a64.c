@@ -100,7 +100,7 @@ static void test_default(void **state)
 		row(40, SP(0), SAME, SAME),
 		row(44, SP(16), AT_CFA(-16), SAME),
 	};
-	struct sframe_wfunc f = { 0x400000, 64, 0, 4, 0 };
+	struct sframe_wfunc f = { 0x400000, 64, 0, 4, 0, 0 };
 
 	(void)state;
 	assert_true(sframe_wrow_ok(&rows[0]));
@@ -114,7 +114,7 @@ static void test_flex(void **state)
 		row(0, SP(0), SAME, SAME),
 		row(4, SP(16), SAME, AT_CFA(-16)),
 	};
-	struct sframe_wfunc f = { 0x400000, 16, 0, 2, 0 };
+	struct sframe_wfunc f = { 0x400000, 16, 0, 2, 0, 0 };
 
 	(void)state;
 	assert_true(sframe_wrow_ok(&rows[1]));

@@ -6,6 +6,7 @@
  * are decoded with the project's decoder (shared/sframe.c).
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 
 #define ASM_SO		"./synth_asm.so"
 #define NOEH_SO		"./synth_noeh.so"
+#define PLT_SO		"./synth_plt.so"
 #define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
 
 static int open_or_fail(const char *path)
@@ -295,6 +297,67 @@ static void test_stats_libc(void **state)
 	free(sec);
 }
 
+/* The link-time address and size of @path's section @name, or 0. */
+static uint64_t section(const char *path, const char *name, uint64_t *size)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh[64], *str;
+	char names[4096];
+	uint64_t addr = 0;
+	int fd = open_or_fail(path), i;
+
+	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	assert_true(eh.e_shnum <= 64 && eh.e_shstrndx < eh.e_shnum);
+	assert_int_equal(pread(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff),
+			 eh.e_shnum * sizeof(*sh));
+	str = &sh[eh.e_shstrndx];
+	assert_true(str->sh_size < sizeof(names));
+	assert_int_equal(pread(fd, names, str->sh_size, str->sh_offset),
+			 str->sh_size);
+	names[str->sh_size] = 0;
+	for (i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_name < str->sh_size &&
+		    !strcmp(names + sh[i].sh_name, name)) {
+			addr = sh[i].sh_addr;
+			*size = sh[i].sh_size;
+		}
+	close(fd);
+	return addr;
+}
+
+/*
+ * ld's CFI of a PLT's entries is an expression (the CFA is 8 bytes
+ * further from each entry's push on): synthesised, as ld writes it in
+ * .sframe, a PCMASK function of 16-byte blocks, rsp + 8 before the push
+ * at offset 11 and rsp + 16 from it, in every entry.
+ */
+static void test_plt(void **state)
+{
+	struct codectl_synth_stats st;
+	struct sframe_sec s;
+	uint64_t plt, size, e;
+	size_t secsize;
+	void *sec;
+	int fd = open_or_fail(PLT_SO);
+
+	(void)state;
+	plt = section(PLT_SO, ".plt", &size);
+	assert_true(plt && size == 48);	/* PLT0 and two entries */
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &secsize, &st), 0);
+	close(fd);
+	assert_int_equal(st.rows_cfa, 0);
+	assert_int_equal(sframe_init(&s, 0, secsize, sec, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_validate(&s), SFRAME_OK);
+	assert_plain(&s, plt, SFRAME_BASE_SP, 16);	/* PLT0: pushed */
+	for (e = plt + 16; e < plt + size; e += 16) {
+		assert_plain(&s, e, SFRAME_BASE_SP, 8);		/* jmp *GOT */
+		assert_plain(&s, e + 10, SFRAME_BASE_SP, 8);	/* push */
+		assert_plain(&s, e + 11, SFRAME_BASE_SP, 16);	/* jmp PLT0 */
+		assert_plain(&s, e + 15, SFRAME_BASE_SP, 16);
+	}
+	free(sec);
+}
+
 struct job {
 	int fd;
 	void *sec;
@@ -345,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_stats_libc),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_threads),
 	};
 
