@@ -197,4 +197,33 @@ struct unwind_stacktrace {
 #define codectl_ptep_get_lockless(ptep)	ptep_get(ptep)
 #endif
 
+/*
+ * Has @t per-task perf events (perf record -- CMD, -p PID, inherited by
+ * its children)?  One context pointer (6.2+); before, one per kind of
+ * context (HAVE_PERF_EVENT_CTXP_ARRAY).
+ */
+#ifdef CONFIG_PERF_EVENTS
+#ifdef HAVE_PERF_EVENT_CTXP_ARRAY
+static inline bool codectl_task_perf(struct task_struct *t)
+{
+	int i;
+
+	for (i = 0; i < perf_nr_task_contexts; i++)
+		if (READ_ONCE(t->perf_event_ctxp[i]))
+			return true;
+	return false;
+}
+#else
+static inline bool codectl_task_perf(struct task_struct *t)
+{
+	return READ_ONCE(t->perf_event_ctxp);
+}
+#endif
+#else
+static inline bool codectl_task_perf(struct task_struct *t)
+{
+	return false;
+}
+#endif
+
 #endif /* CODECTL_COMPAT_H */

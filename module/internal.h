@@ -730,6 +730,11 @@ int codectl_deferred_init(void);
 void codectl_deferred_exit(void);
 void codectl_deferred_flush(void);
 
+/* mapped.c: discovery when executable code is mapped */
+void codectl_mapped_init(void);
+void codectl_mapped_exit(void);
+int codectl_mapped_show(struct seq_file *m, void *v);
+
 /* hooks.c: the tracer hooks */
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);

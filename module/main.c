@@ -42,6 +42,7 @@ DEFINE_SHOW_ATTRIBUTE(codectl_hooks);
 DEFINE_SHOW_ATTRIBUTE(codectl_discover);
 DEFINE_SHOW_ATTRIBUTE(codectl_imports);
 DEFINE_SHOW_ATTRIBUTE(codectl_demand);
+DEFINE_SHOW_ATTRIBUTE(codectl_mapped);
 
 static struct dentry *codectl_debugfs;
 
@@ -75,6 +76,9 @@ static int __init codectl_init(void)
 			    &codectl_hooks_fops);
 	debugfs_create_file("demand", 0444, codectl_debugfs, NULL,
 			    &codectl_demand_fops);
+	debugfs_create_file("mapped", 0444, codectl_debugfs, NULL,
+			    &codectl_mapped_fops);
+	codectl_mapped_init();
 	/* Last: from here on perf, BPF and ftrace see our stacks. */
 	codectl_hooks_init();
 	pr_info("codectl: /dev/codectl ready (ABI %d)\n", CODECTL_ABI_VERSION);
@@ -93,6 +97,7 @@ static void __exit codectl_exit(void)
 {
 	/* First: no tracer may walk with the registrations torn down below. */
 	codectl_hooks_exit();
+	codectl_mapped_exit();
 	debugfs_remove_recursive(codectl_debugfs);
 	misc_deregister(&codectl_misc);
 	/* No new requests; wait for the deferred unwinds still queued. */

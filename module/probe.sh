@@ -44,3 +44,6 @@ probe HAVE_NS_STRING		linux/export.h		'define EXPORT_SYMBOL_NS_GPL\(sym, ns\)[[:
 probe HAVE_FILE_OPEN_ROOT_PATH	linux/fs.h		'file_open_root\(const struct path \*'
 # ptep_get_lockless() (5.12+, a function: no macro to test for).
 probe HAVE_PTEP_GET_LOCKLESS	linux/pgtable.h		'pte_t ptep_get_lockless\('
+# task_struct.perf_event_ctxp is an array of perf_nr_task_contexts (up
+# to 6.1); one pointer from 6.2.
+probe HAVE_PERF_EVENT_CTXP_ARRAY	linux/sched.h		'perf_event_ctxp\[perf_nr_task_contexts\]'
