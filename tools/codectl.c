@@ -31,6 +31,13 @@
  *                            writes the section (one FILE only), to be
  *                            decoded at ADDR (default 0: function starts
  *                            then decode to link-time addresses)
+ *   codectl synth -r ADDR[,ADDR...] FILE
+ *                            the rule synthesised for each link-time ADDR
+ *                            of FILE, one line each: "ADDR: cfa BASE+OFF
+ *                            ra ... fp ...", BASE sp, fp, cfa or rN
+ *                            (DWARF register N: known only in the
+ *                            innermost frame), *(...) a load; or "ADDR:
+ *                            none"
  *   codectl synth -c FILE... the module's verdict on each section
  *                            (CODECTL_CHECK_SFRAME: the checks registration
  *                            runs), synthesised in this process's memory
@@ -60,6 +67,7 @@
 #include <codectl.h>
 
 #include "commands.h"
+#include "sframe.h"
 
 #define STATS_PATH "/sys/kernel/debug/codectl/stats"
 
@@ -389,6 +397,76 @@ static int synth_check(const char *path, int fd)
 	return c.error ? 1 : 0;
 }
 
+/* A rule's location as "sp+8", "*(cfa-16)", "r3+32", "same", "undefined". */
+static void print_loc(const struct sframe_loc *l)
+{
+	char base[16];
+
+	if (l->kind == SFRAME_LOC_SAME || l->kind == SFRAME_LOC_UNDEF) {
+		printf(l->kind == SFRAME_LOC_SAME ? "same" : "undefined");
+		return;
+	}
+	if (l->base == SFRAME_BASE_SP)
+		strcpy(base, "sp");
+	else if (l->base == SFRAME_BASE_FP)
+		strcpy(base, "fp");
+	else if (l->base == SFRAME_BASE_CFA)
+		strcpy(base, "cfa");
+	else
+		snprintf(base, sizeof(base), "r%u", l->base);
+	printf(l->kind == SFRAME_LOC_MEM ? "*(%s%+d)" : "%s%+d", base, l->off);
+}
+
+/* -r: the rule synthesised for each link-time address in @list. */
+static int synth_rules(const char *path, const char *list)
+{
+	struct codectl_synth_stats st;
+	struct sframe_sec dec;
+	size_t size;
+	void *sec;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *p = list;
+	char *end;
+
+	if (fd < 0)
+		return fail(path);
+	if (codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, &st)) {
+		close(fd);
+		return fail(path);
+	}
+	close(fd);
+	if (sframe_init(&dec, 0, size, sec, NULL, NULL) != SFRAME_OK) {
+		free(sec);
+		fprintf(stderr, "codectl: %s: the section does not decode\n", path);
+		return 1;
+	}
+	while (*p) {
+		struct sframe_rule r;
+		uint64_t pc = strtoull(p, &end, 0);
+
+		if (end == p || (*end && *end != ',')) {
+			free(sec);
+			fprintf(stderr, "codectl: not an address: %s\n", p);
+			return 2;
+		}
+		printf("0x%" PRIx64 ": ", pc);
+		if (sframe_find(&dec, pc, &r) != SFRAME_OK) {
+			printf("none\n");
+		} else {
+			printf("cfa ");
+			print_loc(&r.cfa);
+			printf(" ra ");
+			print_loc(&r.ra);
+			printf(" fp ");
+			print_loc(&r.fp);
+			printf("\n");
+		}
+		p = *end ? end + 1 : end;
+	}
+	free(sec);
+	return 0;
+}
+
 /* One FILE: synthesise N times, print the figures, maybe write it. */
 static int synth_one(const char *path, uint64_t addr, int runs,
 		     const char *out, int check)
@@ -446,14 +524,17 @@ static int synth_one(const char *path, uint64_t addr, int runs,
 
 static int cmd_synth(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *rules = NULL;
 	uint64_t addr = 0;
 	int opt, runs = 1, ret = 0, check = 0;
 
-	while ((opt = getopt(argc, argv, "co:a:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "co:a:n:r:")) != -1) {
 		switch (opt) {
 		case 'c':
 			check = 1;
+			break;
+		case 'r':
+			rules = optarg;
 			break;
 		case 'o':
 			out = optarg;
@@ -471,11 +552,14 @@ static int cmd_synth(int argc, char **argv)
 		}
 	}
 	if (!runs || optind >= argc || (out && argc - optind != 1) ||
-	    (check && out)) {
+	    (check && out) ||
+	    (rules && (out || check || argc - optind != 1))) {
 		fputs("usage: codectl synth [-o OUT] [-a ADDR] [-n 1-64] "
-		      "FILE... | -c FILE...\n", stderr);
+		      "FILE... | -c FILE... | -r ADDR[,ADDR...] FILE\n", stderr);
 		return 2;
 	}
+	if (rules)
+		return synth_rules(argv[optind], rules);
 	for (; optind < argc; optind++)
 		ret |= synth_one(argv[optind], addr, runs, out, check);
 	return ret;
@@ -486,7 +570,7 @@ static void usage(FILE *f)
 	fputs("usage: codectl version | stats | self [--all] | list [PID] | "
 	      "unwind |\n"
 	      "       synth [-o OUT] [-a ADDR] [-n N] FILE... | "
-	      "synth -c FILE... |\n"
+	      "synth -c FILE... | synth -r ADDR[,ADDR...] FILE |\n"
 	      "       import FILE... | import --system | import --remove FILE... | "
 	      "import --clear | import --list |\n"
 	      "       daemon [--cache DIR] [--cache-max BYTES] [--state FILE] | "
