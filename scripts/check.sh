@@ -492,6 +492,10 @@ ondemand_arm64_stage() {
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
 	out=$(dirname "$ko")/../tests-arm64
 	arm64_userland "$out" || return 1
+	# The startup check's program (tests/vm/startup.sh).
+	make -s -C "$top/tests/vm" arm64-startup ARM64_OUT="$out" || return 1
+	userland+=(-A "$out/ondemand:/tests/ondemand"
+		   -a "$top/tests/vm/startup.sh:/tests/startup.sh")
 	# The container (tests/vm/container.sh): arm64's image and overlay.ko.
 	"$top/scripts/stage-container.sh" image "$ctr" arm64 || return 1
 	"$top/scripts/stage-container.sh" overlay "$series" "$ovl" || return 1
@@ -583,6 +587,7 @@ ondemand_stage() {
 		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
 		-a "$top/tests/vm/perf-lr.awk:/tests/perf-lr.awk" \
 		-a "$top/tests/vm/container.sh:/tests/container.sh" \
+		-a "$top/tests/vm/startup.sh:/tests/startup.sh" \
 		-a "$top/tests/vm/tap.sh:/tests/tap.sh" \
 		-a "$top/tests/vm/ondemand:/tests/ondemand" \
 		-a "$top/tests/vm/daemon-fuzz.sh:/tests/daemon-fuzz.sh" \

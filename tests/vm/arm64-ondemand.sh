@@ -48,6 +48,7 @@ daemon_pid=
 
 . "$here/tap.sh"
 . "$here/container.sh"
+. "$here/startup.sh"
 
 fig() { echo "FIGURE arm64 $*"; }
 
@@ -221,6 +222,13 @@ fig "python3 summary daemon $(pct "$complete" "$total")% of $total complete, $(p
 check "imports: python3.11 and libc imported by the daemon" \
 	"$(grep -E "python3.11|libc" /sys/kernel/debug/codectl/imports | head -n 4 | tr '\n' ' ')" \
 	eval 'grep -q "$exe" /sys/kernel/debug/codectl/imports && grep -q "$libc" /sys/kernel/debug/codectl/imports'
+# Startup: a program's samples before main and in lazy binding
+# (tests/vm/startup.sh), with the daemon.
+if [ -n "$daemon_pid" ]; then
+	startup_checks "$here/ondemand/startup"
+else
+	echo "# startup: not run: no daemon"
+fi
 # A container (tests/vm/container.sh): Debian 13's arm64 python3.13 with
 # its own glibc under overlayfs, in mount and pid namespaces of its own
 # under chroot, profiled by perf record -a -g from before its start: the

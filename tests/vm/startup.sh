@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh disable=SC2154 # $here, $tmp: the caller's
+#
+# The on-demand tests' startup check (tests/vm/ondemand.sh,
+# tests/vm/arm64-ondemand.sh; sourced): startup_checks PROG, with the
+# daemon running.  The caller has $tmp, wait_verdict FILE, pct, ge, fig
+# and tap.sh's check.
+#
+# Startup: samples taken before main (ld.so relocating, _dl_init running
+# a library's constructor, libc running the program's) and in lazy binding
+# (a PLT entry, ld.so's _dl_runtime_resolve and _dl_fixup), complete
+# wherever perf's DWARF mode completes them.  PROG
+# (tests/vm/ondemand/startup.c) is all startup; it runs $startup_runs
+# times from a shell under perf record, once first so that the daemon
+# has imported it and its library, then with -g, with --call-graph dwarf,
+# and with -g again without discovery when code is mapped (the module's
+# discover_mapped off: the control).  ASLR is off meanwhile, so that an
+# address is the same place in every run, and each cut walk's last frame
+# is looked up in the rule synthesised for its object (codectl synth -r;
+# link-time address = address - mapping + file offset, true of the
+# objects here, whose executable segments' addresses are their offsets):
+# a CFA in a register other than the stack and frame pointers (rN) is
+# known in the innermost frame only, as SFrame has no rule for a register
+# a callee saved (x86-64 ld.so's _dl_runtime_resolve: rbx); those walks
+# are counted apart ("reg"), the others must not be cut where DWARF is
+# not.
+startup_runs=40
+
+# startup_samples DATA [1]: samples.awk's line for each sample of startup
+# in DATA (with 1: its frames after it)
+startup_samples() {
+	case $(uname -m) in
+	aarch64) _ld=/lib/ld-linux-aarch64.so.1 _f=,uregs ;;
+	*) _ld=/lib64/ld-linux-x86-64.so.2 _f= ;;
+	esac
+	perf script -i "$1" --no-inline -F comm,time,ip,sym,dso$_f 2>/dev/null |
+	awk -v comm=startup -v exe="($startup_prog)" \
+		-v entry="$(od -An -tx8 -j24 -N8 $_ld | tr -d ' ')" \
+		-v ld="${_ld##*/}" -v stacks="${2:-0}" \
+		-f "$here/perf-lr.awk" -f "$here/samples.awk"
+}
+
+# startup_run DATA PERF-ARGS...: PROG $startup_runs times under perf record
+startup_run() {
+	data=$1
+	shift
+	perf record -q -e cpu-clock:u -F 4999 "$@" -o "$data" -- sh -c \
+		'i=0; while [ $i -lt "$1" ]; do "$2"; i=$((i + 1)); done' sh \
+		"$startup_runs" "$startup_prog" >/dev/null 2>"$data.err"
+}
+
+# startup_cuts DATA: $cut_total $cut_complete $cut_reg $cut_other of
+# startup's samples in DATA (reg and other: its cut ones, above), and a
+# comment per place walks were cut at
+startup_cuts() {
+	startup_samples "$1" 1 | awk -v maps="$tmp/startup.maps" '
+	function hex(s,   i, v) {
+		v = 0
+		s = tolower(s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	BEGIN {
+		while ((getline l <maps) > 0) {
+			split(l, f, " ")
+			if (f[2] !~ /x/ || f[6] == "")
+				continue
+			split(f[1], r, "-")
+			ms[++nm] = hex(r[1]); me[nm] = hex(r[2])
+			mo[nm] = hex(f[3]); mp[nm] = f[6]
+		}
+	}
+	$5 && !$2 {
+		ip = hex($(NF - 1))
+		for (i = 1; i <= nm; i++)
+			if (ip >= ms[i] && ip < me[i])
+				break
+		if (i > nm)
+			print "-", "-"
+		else
+			printf "%s 0x%x\n", mp[i], ip - ms[i] + mo[i] - ($3 > 1)
+	}' | sort | uniq -c >"$tmp/startup.stops"
+	reg=0 other=0
+	while read -r c obj addr; do
+		rule=$(codectl synth -r "$addr" "$obj" 2>/dev/null)
+		echo "# startup cut: $c at $obj $rule"
+		case $rule in
+		*": cfa r"[0-9]* | *": cfa *(r"[0-9]*) reg=$((reg + c)) ;;
+		*) other=$((other + c)) ;;
+		esac
+	done <"$tmp/startup.stops"
+	# shellcheck disable=SC2046 # two words
+	set -- $(startup_samples "$1" |
+		awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }')
+	cut_total=$1 cut_complete=$2 cut_reg=$reg cut_other=$other
+}
+
+# startup_good TOTAL OTHER REG: of the TOTAL samples less the REG ones,
+# those not cut (OTHER cut) >= 99% and no fewer than DWARF's % less 0.5
+startup_good() {
+	[ "$1" -gt "$3" ] || return 1
+	_p=$(pct $(($1 - $3 - $2)) $(($1 - $3)))
+	ge "$_p" 99 && ge "$_p" "$(awk -v d="$st_dwarf" 'BEGIN { print d - 0.5 }')"
+}
+
+# startup_checks PROG: the checks above on PROG
+startup_checks() {
+	startup_prog=$1
+	aslr=$(cat /proc/sys/kernel/randomize_va_space)
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	STARTUP_MAPS=1 "$startup_prog" >"$tmp/startup.maps"
+	startup_run "$tmp/startup-warm.data" -g
+	wait_verdict "$startup_prog"
+	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
+	startup_run "$tmp/startup.data" -g
+	startup_cuts "$tmp/startup.data"
+	st_total=$cut_total st_complete=$cut_complete st_reg=$cut_reg st_other=$cut_other
+	startup_run "$tmp/startup-dwarf.data" --call-graph dwarf,16384
+	# shellcheck disable=SC2046 # two words
+	set -- $(startup_samples "$tmp/startup-dwarf.data" |
+		awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }')
+	st_dwarf_total=$1 st_dwarf_complete=$2
+	echo N >/sys/module/codectl/parameters/discover_mapped
+	startup_run "$tmp/startup-control.data" -g
+	startup_cuts "$tmp/startup-control.data"
+	echo Y >/sys/module/codectl/parameters/discover_mapped
+	st_c_total=$cut_total st_c_complete=$cut_complete st_c_reg=$cut_reg st_c_other=$cut_other
+	echo "$aslr" >/proc/sys/kernel/randomize_va_space
+	st_dwarf=$(pct "$st_dwarf_complete" "$st_dwarf_total")
+	fig "startup samples $st_total complete $st_complete ($(pct "$st_complete" "$st_total")%) cut_reg $st_reg cut_other $st_other dwarf $st_dwarf_complete of $st_dwarf_total ($st_dwarf%) control $st_c_complete of $st_c_total cut_reg $st_c_reg cut_other $st_c_other"
+	check "startup: complete wherever DWARF completes them ($st_dwarf%), but at a CFA in a register ($st_reg of $st_total cut there)" \
+		"$st_other of $st_total cut elsewhere" startup_good "$st_total" "$st_other" "$st_reg"
+	check "startup: the control, without discovery when code is mapped, is cut elsewhere" \
+		"$st_c_other of $st_c_total cut elsewhere" eval '! startup_good "$st_c_total" "$st_c_other" "$st_c_reg"'
+}
