@@ -14,11 +14,11 @@
 # times from a shell under perf record, once first so that the daemon
 # has imported it and its library, then with -g, with --call-graph dwarf,
 # and with -g again without discovery when code is mapped (the module's
-# discover_mapped off: the control).  ASLR is off meanwhile, so that an
-# address is the same place in every run, and each cut walk's last frame
-# is looked up in the rule synthesised for its object (codectl synth -r;
-# link-time address = address - mapping + file offset, true of the
-# objects here, whose executable segments' addresses are their offsets):
+# discover_mapped off: the control).  Each cut walk's last frame is
+# looked up in the rule synthesised for its object (codectl synth -r, at
+# the address perf script prints, relative to the object's file: its
+# link-time address in the objects here, whose executable segments'
+# addresses are their offsets; less 1 for a return address):
 # a CFA in a register other than the stack and frame pointers (rN) is
 # known in the innermost frame only, as SFrame has no rule for a register
 # a callee saved (x86-64 ld.so's _dl_runtime_resolve: rbx); those walks
@@ -53,33 +53,18 @@ startup_run() {
 # startup's samples in DATA (reg and other: its cut ones, above), and a
 # comment per place walks were cut at
 startup_cuts() {
-	startup_samples "$1" 1 | awk -v maps="$tmp/startup.maps" '
+	startup_samples "$1" 1 | awk '$5 && !$2 {
+		obj = $NF
+		sub(/^.*\(/, "", obj)
+		sub(/\)$/, "", obj)
+		printf "%s 0x%x\n", obj, hex($(NF - 1)) - ($3 > 1)
+	}
 	function hex(s,   i, v) {
 		v = 0
 		s = tolower(s)
 		for (i = 1; i <= length(s); i++)
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
-	}
-	BEGIN {
-		while ((getline l <maps) > 0) {
-			split(l, f, " ")
-			if (f[2] !~ /x/ || f[6] == "")
-				continue
-			split(f[1], r, "-")
-			ms[++nm] = hex(r[1]); me[nm] = hex(r[2])
-			mo[nm] = hex(f[3]); mp[nm] = f[6]
-		}
-	}
-	$5 && !$2 {
-		ip = hex($(NF - 1))
-		for (i = 1; i <= nm; i++)
-			if (ip >= ms[i] && ip < me[i])
-				break
-		if (i > nm)
-			print "-", "-"
-		else
-			printf "%s 0x%x\n", mp[i], ip - ms[i] + mo[i] - ($3 > 1)
 	}' | sort | uniq -c >"$tmp/startup.stops"
 	reg=0 other=0
 	while read -r c obj addr; do
@@ -107,9 +92,6 @@ startup_good() {
 # startup_checks PROG: the checks above on PROG
 startup_checks() {
 	startup_prog=$1
-	aslr=$(cat /proc/sys/kernel/randomize_va_space)
-	echo 0 >/proc/sys/kernel/randomize_va_space
-	STARTUP_MAPS=1 "$startup_prog" >"$tmp/startup.maps"
 	startup_run "$tmp/startup-warm.data" -g
 	wait_verdict "$startup_prog"
 	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
@@ -126,7 +108,6 @@ startup_checks() {
 	startup_cuts "$tmp/startup-control.data"
 	echo Y >/sys/module/codectl/parameters/discover_mapped
 	st_c_total=$cut_total st_c_complete=$cut_complete st_c_reg=$cut_reg st_c_other=$cut_other
-	echo "$aslr" >/proc/sys/kernel/randomize_va_space
 	st_dwarf=$(pct "$st_dwarf_complete" "$st_dwarf_total")
 	fig "startup samples $st_total complete $st_complete ($(pct "$st_complete" "$st_total")%) cut_reg $st_reg cut_other $st_other dwarf $st_dwarf_complete of $st_dwarf_total ($st_dwarf%) control $st_c_complete of $st_c_total cut_reg $st_c_reg cut_other $st_c_other"
 	check "startup: complete wherever DWARF completes them ($st_dwarf%), but at a CFA in a register ($st_reg of $st_total cut there)" \
