@@ -14,16 +14,20 @@
 # times from a shell under perf record, once first so that the daemon
 # has imported it and its library, then with -g, with --call-graph dwarf,
 # and with -g again without discovery when code is mapped (the module's
-# discover_mapped off: the control).  Each cut walk's last frame is
+# discover_mapped off: the control).  ASLR is off meanwhile: under TCG a
+# program whose addresses change at every run is translated afresh each
+# time, several times slower, which buries the startup's own samples,
+# each process's first ones among them.  Each cut walk's last frame is
 # looked up in the rule synthesised for its object (codectl synth -r, at
 # the address perf script prints, relative to the object's file: its
 # link-time address in the objects here, whose executable segments'
-# addresses are their offsets; less 1 for a return address):
-# a CFA in a register other than the stack and frame pointers (rN) is
-# known in the innermost frame only, as SFrame has no rule for a register
-# a callee saved (x86-64 ld.so's _dl_runtime_resolve: rbx); those walks
-# are counted apart ("reg"), the others must not be cut where DWARF is
-# not.
+# addresses are their offsets; less 1 for a return address): one there
+# says the stack ends (the program's entry, _start's first instruction)
+# is complete; a CFA in a register other than the stack and frame
+# pointers (rN) is known in the innermost frame only, as SFrame has no
+# rule for a register a callee saved (x86-64 ld.so's _dl_runtime_resolve:
+# rbx): those walks are counted apart ("reg"), the others must not be
+# cut where DWARF is not.
 startup_runs=40
 
 # startup_samples DATA [1]: samples.awk's line for each sample of startup
@@ -66,19 +70,20 @@ startup_cuts() {
 			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}' | sort | uniq -c >"$tmp/startup.stops"
-	reg=0 other=0
+	reg=0 other=0 ends=0
 	while read -r c obj addr; do
 		rule=$(codectl synth -r "$addr" "$obj" 2>/dev/null)
 		echo "# startup cut: $c at $obj $rule"
 		case $rule in
 		*": cfa r"[0-9]* | *": cfa *(r"[0-9]*) reg=$((reg + c)) ;;
+		*": cfa undefined"*) ends=$((ends + c)) ;;
 		*) other=$((other + c)) ;;
 		esac
 	done <"$tmp/startup.stops"
 	# shellcheck disable=SC2046 # two words
 	set -- $(startup_samples "$1" |
 		awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }')
-	cut_total=$1 cut_complete=$2 cut_reg=$reg cut_other=$other
+	cut_total=$1 cut_complete=$(($2 + ends)) cut_reg=$reg cut_other=$other
 }
 
 # startup_good TOTAL OTHER REG: of the TOTAL samples less the REG ones,
@@ -92,6 +97,8 @@ startup_good() {
 # startup_checks PROG: the checks above on PROG
 startup_checks() {
 	startup_prog=$1
+	aslr=$(cat /proc/sys/kernel/randomize_va_space)
+	echo 0 >/proc/sys/kernel/randomize_va_space
 	startup_run "$tmp/startup-warm.data" -g
 	wait_verdict "$startup_prog"
 	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
@@ -108,6 +115,7 @@ startup_checks() {
 	startup_cuts "$tmp/startup-control.data"
 	echo Y >/sys/module/codectl/parameters/discover_mapped
 	st_c_total=$cut_total st_c_complete=$cut_complete st_c_reg=$cut_reg st_c_other=$cut_other
+	echo "$aslr" >/proc/sys/kernel/randomize_va_space
 	st_dwarf=$(pct "$st_dwarf_complete" "$st_dwarf_total")
 	fig "startup samples $st_total complete $st_complete ($(pct "$st_complete" "$st_total")%) cut_reg $st_reg cut_other $st_other dwarf $st_dwarf_complete of $st_dwarf_total ($st_dwarf%) control $st_c_complete of $st_c_total cut_reg $st_c_reg cut_other $st_c_other"
 	check "startup: complete wherever DWARF completes them ($st_dwarf%), but at a CFA in a register ($st_reg of $st_total cut there)" \
