@@ -115,6 +115,11 @@ if [ ${#arm64[@]} -gt 0 ]; then
 		sub(/^\(/, "", by[k, $4])
 	}
 	/^FIGURE arm64 daemon rss_kb / { rss[k] = $5 " KiB" }
+	/^FIGURE arm64 startup samples / {
+		su[k] = $7 " of " $5 " " $8 "; cut at a CFA in a register " $10 \
+			", elsewhere " $12 "; DWARF " $14 " of " $16 " " $17 \
+			"; without discovery when mapped, cut elsewhere " $25 " of " $21
+	}
 	END {
 		printf "| python3.11 | what |"
 		for (i = 1; i <= nk; i++) printf " %s |", ks[i]
@@ -134,7 +139,9 @@ if [ ${#arm64[@]} -gt 0 ]; then
 			for (i = 1; i <= nk; i++) printf " %s |", nc[ks[i], modes[m]]
 			printf "\n"
 		}
-		printf "| all | daemon memory (RSS) |"
+		printf "| startup | a program that is all startup (tests/vm/startup.sh), 40 runs, warm: complete |"
+		for (i = 1; i <= nk; i++) printf " %s |", su[ks[i]]
+		printf "\n| all | daemon memory (RSS) |"
 		for (i = 1; i <= nk; i++) printf " %s |", rss[ks[i]]
 		printf "\n\nKernels: "
 		for (i = 1; i <= nk; i++) printf "%s%s", (i > 1 ? ", " : ""), kver[ks[i]]
@@ -188,6 +195,12 @@ table=$(awk '
 			rel[k] = $5 " s"
 		if ($2 == "python3" && $3 ~ /^poison-/ && $4 == "samples")
 			poi[k, $3] = $7 " of " $5 " " $8
+		# FIGURE startup samples N complete C (P%) cut_reg R cut_other O
+		#   dwarf D of T (P%) control C of N cut_reg R cut_other O
+		if ($2 == "startup" && $3 == "samples")
+			su[k] = $6 " of " $4 " " $7 "; cut at a CFA in a register " $9 \
+				", elsewhere " $11 "; DWARF " $13 " of " $15 " " $16 \
+				"; without discovery when mapped, cut elsewhere " $24 " of " $20
 		if ($2 == "daemon-fuzz:")
 			fz[k] = $8 " hostile files: " $10 " primed, " $12 " queued; " \
 				$14 " crashes; " $20 " of " $18 " cache entries differing; " $24 " s"
@@ -242,6 +255,8 @@ table=$(awk '
 		cn["second"] = "a new container of the image: first profile"
 		cn["rebooted"] = "a new container after a reboot (the cache kept): first profile"
 		rows("container", 4, cm, cn, ctr, "")
+		printf "\n| startup | a program that is all startup (tests/vm/startup.sh), 40 runs, warm: complete |"
+		for (i = 1; i <= nk; i++) printf " %s |", su[ks[i]]
 		printf "\n| reload | python3 after a module reload: first complete sample after |"
 		for (i = 1; i <= nk; i++) printf " %s |", rel[ks[i]]
 		split("nocfi wrongcfi namespace", pk, " ")
