@@ -16,7 +16,7 @@
  *
  * Only while the task may be sampled: it has per-task perf events (perf
  * record -- CMD, perf record -p PID and the children they inherit to), or
- * codectl walked a stack in the last CODECTL_MAPPED_RECENT seconds
+ * a tracer's hook served a walk in the last CODECTL_MAPPED_RECENT seconds
  * (system-wide profiling, bpftrace); otherwise a mapping costs the kprobe
  * and these tests.  Counters: debugfs codectl/mapped.
  */
@@ -31,9 +31,8 @@
 
 #include "internal.h"
 #include "compat.h"
-#include "walk.h"
 
-/* Seconds after a walk during which every new mapping is examined. */
+/* Seconds after a hook's walk during which every new mapping is examined. */
 #define CODECTL_MAPPED_RECENT	10
 
 static bool codectl_mapped = true;
@@ -52,7 +51,7 @@ static int mapped_error;
 /* May the current task be sampled? */
 static bool codectl_mapped_profiled(void)
 {
-	unsigned long last = READ_ONCE(codectl_walked_jiffies);
+	unsigned long last = READ_ONCE(codectl_hooks_served);
 
 	return codectl_task_perf(current) ||
 	       (last && time_before(jiffies,

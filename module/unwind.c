@@ -1349,8 +1349,6 @@ void codectl_walk_next(struct codectl_walk *w)
 	codectl_walk_step(w);
 }
 
-unsigned long codectl_walked_jiffies;
-
 /**
  * codectl_walk_end() - finish a walk and count it
  * @w:		the walk; a walk still running was stopped by its consumer,
@@ -1359,7 +1357,6 @@ unsigned long codectl_walked_jiffies;
  */
 void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 {
-	unsigned long now = jiffies;
 	unsigned int i;
 
 	if (!w->stop)
@@ -1375,9 +1372,6 @@ void codectl_walk_end(struct codectl_walk *w, struct codectl_walk_counters *c)
 	if (w->fallbacks)
 		atomic64_add(w->fallbacks, &c->fallbacks);
 	atomic64_add(ktime_get_mono_fast_ns() - w->t0, &c->ns);
-	/* Written once a tick at most: CPUs walking at once share it. */
-	if (READ_ONCE(codectl_walked_jiffies) != now)
-		WRITE_ONCE(codectl_walked_jiffies, now);
 }
 
 /**

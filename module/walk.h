@@ -178,8 +178,6 @@ void codectl_walk_start(struct codectl_walk *w, const struct pt_regs *regs,
 void codectl_walk_next(struct codectl_walk *w);
 unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
 				  unsigned int max);
-/* jiffies at the last walk's end (0: none yet), for mapped.c */
-extern unsigned long codectl_walked_jiffies;
 void codectl_walk_end(struct codectl_walk *w,
 		      struct codectl_walk_counters *c);
 unsigned int codectl_walk_reference(struct codectl_walk *w,
