@@ -12,7 +12,6 @@
  * "Tracer hooks".
  */
 #include <linux/delay.h>
-#include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -71,9 +70,6 @@ struct codectl_hook {
 	atomic64_t harm_shorter;
 	u32 harm_last;
 };
-
-/* jiffies when a tracer's hook last served a walk (0: never), for mapped.c */
-unsigned long codectl_hooks_served;
 
 static struct codectl_hook codectl_hooks[CODECTL_NR_HOOKS];
 
@@ -309,7 +305,6 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 {
 	struct mm_struct *mm = current->mm;
 	struct codectl_set *set;
-	unsigned long now;
 	bool serve;
 
 	if (!uregs || !mm ||
@@ -333,10 +328,6 @@ static bool codectl_hook_serves(struct pt_regs *uregs)
 		codectl_discover_request(instruction_pointer(uregs));
 		serve = true;
 	}
-	/* Written once a tick at most: CPUs sampling at once share it. */
-	now = jiffies;
-	if (serve && READ_ONCE(codectl_hooks_served) != now)
-		WRITE_ONCE(codectl_hooks_served, now);
 	return serve;
 }
 

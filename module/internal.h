@@ -736,7 +736,6 @@ void codectl_mapped_exit(void);
 int codectl_mapped_show(struct seq_file *m, void *v);
 
 /* hooks.c: the tracer hooks */
-extern unsigned long codectl_hooks_served;
 void codectl_hooks_init(void);
 void codectl_hooks_exit(void);
 long codectl_hooks_ioctl(struct codectl_hook_stats __user *uargs,

@@ -14,14 +14,15 @@
  * task_work runs before the task returns to user space, so before any of
  * the new code runs.
  *
- * Only while the task may be sampled: it has per-task perf events (perf
- * record -- CMD, perf record -p PID and the children they inherit to), or
- * a tracer's hook served a walk in the last CODECTL_MAPPED_RECENT seconds
- * (system-wide profiling, bpftrace); otherwise a mapping costs the kprobe
- * and these tests.  Counters: debugfs codectl/mapped.
+ * Only for a task perf samples by itself: one with per-task perf events
+ * (perf record -- CMD, perf record -p PID, and the children they inherit
+ * to), which also keeps processes nobody profiles from being registered
+ * (a registry costs their exit and forks: design.md, "Discovery").  A
+ * system-wide profile (perf record -a) keeps discovery at the first
+ * unwind.  Otherwise a mapping costs the kprobe and these tests.
+ * Counters: debugfs codectl/mapped.
  */
 #include <linux/atomic.h>
-#include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -32,31 +33,18 @@
 #include "internal.h"
 #include "compat.h"
 
-/* Seconds after a hook's walk during which every new mapping is examined. */
-#define CODECTL_MAPPED_RECENT	10
-
 static bool codectl_mapped = true;
 module_param_named(discover_mapped, codectl_mapped, bool, 0644);
 MODULE_PARM_DESC(discover_mapped,
-		 "Examine executable file mappings when they are made, while profiling (default Y; with discover)");
+		 "Examine executable file mappings when they are made, in tasks perf samples by themselves (default Y; with discover)");
 
 static struct {
 	atomic64_t mappings;	/* executable file mappings seen */
-	atomic64_t requests;	/* of them, examined: the task profiled */
+	atomic64_t requests;	/* of them, examined: the task perf's */
 } mapped_stats;
 
 static bool mapped_attached;
 static int mapped_error;
-
-/* May the current task be sampled? */
-static bool codectl_mapped_profiled(void)
-{
-	unsigned long last = READ_ONCE(codectl_hooks_served);
-
-	return codectl_task_perf(current) ||
-	       (last && time_before(jiffies,
-				    last + CODECTL_MAPPED_RECENT * HZ));
-}
 
 /* perf_event_mmap(vma): its caller holds the mmap lock. */
 static int codectl_mapped_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -68,7 +56,7 @@ static int codectl_mapped_pre(struct kprobe *kp, struct pt_regs *regs)
 	    vma->vm_mm != current->mm)
 		return 0;
 	atomic64_inc(&mapped_stats.mappings);
-	if (!READ_ONCE(codectl_mapped) || !codectl_mapped_profiled())
+	if (!READ_ONCE(codectl_mapped) || !codectl_task_perf(current))
 		return 0;
 	atomic64_inc(&mapped_stats.requests);
 	codectl_discover_request(vma->vm_start);
@@ -77,7 +65,6 @@ static int codectl_mapped_pre(struct kprobe *kp, struct pt_regs *regs)
 
 /* A kprobe on the handler, or what it calls first, would recurse. */
 NOKPROBE_SYMBOL(codectl_mapped_pre);
-NOKPROBE_SYMBOL(codectl_mapped_profiled);
 
 static struct kprobe mapped_kp = {
 	.symbol_name = "perf_event_mmap",

@@ -459,11 +459,6 @@ if [ -n "$uw_skip" ]; then
 elif [ -x "$disc" ] && [ -w "$params/discover" ]; then
 	check "discovery on by default" "discover is $(cat "$params/discover")" \
 		[ "$(cat "$params/discover")" = Y ]
-	# These are discovery's checks at the first unwind that meets an
-	# object; discovery when code is mapped (discover_mapped, while a
-	# tracer's hook served a walk in the last 10 s: the on-demand
-	# stage's startup check has it) would examine their objects first.
-	echo N >"$params/discover_mapped"
 	ex0=$(disc_value examined) ns0=$(disc_value ns)
 	run_prog "discovery" "$disc"
 	ex1=$(disc_value examined) ns1=$(disc_value ns)
@@ -558,7 +553,6 @@ elif [ -x "$disc" ] && [ -w "$params/discover" ]; then
 	echo Y >"$params/share"
 	check "with share=N, 2 processes share no table (negative control)" \
 		"shared_tables $st, shared_hits +$((h1 - h0))" [ "$st" -eq 0 -a "$h1" = "$h0" ]
-	echo Y >"$params/discover_mapped"
 elif [ -x "$disc" ]; then
 	not_ok "parameter discover writable" "$params/discover"
 else
