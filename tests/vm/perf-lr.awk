@@ -2,7 +2,8 @@
 #
 # perf's own frame from the link register, for the awk programs that read
 # `perf script -F ...,uregs` on arm64 (tests/vm/samples.awk, the on-demand
-# tests'; tests/vm/runtimes.sh's share()).  perf record -g records the lr
+# tests'; tests/vm/runtimes.sh's share()); minus1() also for
+# tests/vm/startup.sh's return addresses.  perf record -g records the lr
 # there, and perf script puts the leaf's caller its DWARF unwinder finds
 # from it, less one, as the sample's second frame.  Where the lr holds a
 # return address signed with pointer authentication (pac-ret objects, a

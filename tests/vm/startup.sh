@@ -57,18 +57,12 @@ startup_run() {
 # startup's samples in DATA (reg and other: its cut ones, above), and a
 # comment per place walks were cut at
 startup_cuts() {
-	startup_samples "$1" 1 | awk '$5 && !$2 {
+	startup_samples "$1" 1 | awk "$(cat "$here/perf-lr.awk")"'
+	$5 && !$2 {
 		obj = $NF
 		sub(/^.*\(/, "", obj)
 		sub(/\)$/, "", obj)
-		printf "%s 0x%x\n", obj, hex($(NF - 1)) - ($3 > 1)
-	}
-	function hex(s,   i, v) {
-		v = 0
-		s = tolower(s)
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
+		print obj, "0x" ($3 > 1 ? minus1($(NF - 1)) : $(NF - 1))
 	}' | sort | uniq -c >"$tmp/startup.stops"
 	reg=0 other=0 ends=0
 	while read -r c obj addr; do
