@@ -110,7 +110,8 @@ void codectl_taskslot_free(struct codectl_taskslot *s)
  * @pool:	the pool
  * @s:		current's slot, its task_work not queued
  *
- * Any context, NMI included (see codectl_task_work_add_nmi()).  Counts
+ * Any context, NMI included (see codectl_task_work_add_nmi(), which a
+ * KASAN kernel's atomic contexts use too).  Counts
  * the work in @pool->works, uncounted again when it fails.
  * Return: 0 or task_work_add()'s error (the slot is then the caller's
  * to give back).
@@ -122,7 +123,15 @@ int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
 
 	atomic_long_inc(pool->works);
 	codectl_twork_queued(s->twork);
-	if (in_nmi())
+	/*
+	 * From NMI, and on a KASAN kernel wherever the caller may not
+	 * sleep: there task_work_add(TWA_RESUME) records the caller's stack
+	 * in the stack depot, which allocates (before 6.13), and on
+	 * PREEMPT_RT the page allocator's zone lock sleeps: lockdep saw it
+	 * taken under the runqueue lock (ftrace's user stack trace on
+	 * sched_switch, debug-6.12-rt).
+	 */
+	if (in_nmi() || (IS_ENABLED(CONFIG_KASAN) && !preemptible()))
 		ret = codectl_task_work_add_nmi(&s->twork->cb,
 						pool->kick ?
 						this_cpu_ptr(pool->kick) : NULL);
