@@ -452,13 +452,14 @@ frames_bpf() {
 # the child, and the user stack is the current task's: when another
 # process switches to the child, that process's stack is recorded (its
 # addresses are not the child's).  Those are left out by pid, and counted
-# in $tmp/NAME.other.
+# in $tmp/NAME.other; the last frame of each of the child's stacks goes
+# to $tmp/NAME.last.
 frames_ftrace() {
 	trace-cmd record -q -e sched:sched_switch -e sched:sched_process_exec \
 		-O userstacktrace -o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
 		>"$tmp/$1.out" 2>&1
 	trace-cmd report -i "$tmp/$1.dat" 2>/dev/null |
-	awk -v other="$tmp/$1.other" '
+	awk -v other="$tmp/$1.other" -v lastf="$tmp/$1.last" '
 	     # the task of an event line, "COMM-PID [CPU]": its pid
 	     function task(l) {
 		if (!match(l, /-[0-9]+ +\[[0-9]+\]/))
@@ -466,20 +467,27 @@ frames_ftrace() {
 		l = substr(l, RSTART + 1)
 		return substr(l, 1, index(l, " ") - 1)
 	     }
+	     function flush() {
+		if (last != "")
+			print last >lastf
+		last = ""
+	     }
+	     BEGIN { printf "" >lastf }
 	     / sched_process_exec: / && pid == "" && match($0, /[ \t]pid=[0-9]+/) {
 		pid = substr($0, RSTART + 5, RLENGTH - 5)
 	     }
 	     # its first entry is on the event line, each other on a line
 	     # of its own
 	     / user_stack: / {
+		flush()
 		us = pid != "" && task($0) == pid
 		n += pid != "" && !us
 	     }
 	     us && /(^[ \t]*| user_stack: .*)=> / {
-		sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; next
+		sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; last = $1; next
 	     }
-	     { us = 0 }
-	     END { print n + 0 >other }' |
+	     { us = 0; flush() }
+	     END { flush(); print n + 0 >other }' |
 		"$ftr" check "$tmp/$1.maps"
 }
 
@@ -491,6 +499,43 @@ frames_stops() {
 	check "$1: cut at the library, never complete" \
 		"$3 walks: $4 complete, $6 not_code, $7 no_rule" \
 		[ "$3" -ge 20 -a $(($4 * 100)) -le $((5 * $3)) -a "$6" -gt 0 -a "$7" -gt 0 ]
+}
+
+# frames_stops_tracee LABEL HOOK "BEFORE" NAME: as frames_stops, for a
+# hook whose walks since BEFORE include other tasks' (trace-cmd's, the
+# tasks that switch to the child: complete or not as their objects
+# allow): both cut reasons among the hook's walks, and of the child's own
+# stacks (frames_ftrace NAME's last frames) at least 20, none complete,
+# that is none ending in frames-tracee's own text (its _start) rather
+# than in libnocode.so
+frames_stops_tracee() {
+	# shellcheck disable=SC2046 # five words
+	set -- "$1" "$4" $(stops_delta "$3" "$(stops_of "$2")")
+	# shellcheck disable=SC2046 # two words
+	set -- "$@" $(awk -v maps="$tmp/$2.maps" '
+	     function hex(s,   i, v) {
+		v = 0
+		s = tolower(s)
+		sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	     }
+	     BEGIN {
+		while ((getline l <maps) > 0) {
+			split(l, f, " ")
+			if (f[2] ~ /x/ && f[6] ~ /\/frames-tracee$/) {
+				split(f[1], r, "-")
+				lo[++nr] = hex(r[1]); hi[nr] = hex(r[2])
+			}
+		}
+	     }
+	     { t++; a = hex($1); for (i = 1; i <= nr; i++) if (a >= lo[i] && a < hi[i]) c++ }
+	     END { print t + 0, c + 0 }' "$tmp/$2.last")
+	echo "# $1: $3 walks, $4 complete, $5 cut ($6 not_code, $7 no_rule); the child's $8 stacks, $9 complete"
+	check "$1: the child's stacks cut at the library, never complete" \
+		"$3 walks: $6 not_code, $7 no_rule; the child's $8 stacks, $9 complete" \
+		[ "$8" -ge 20 -a $(($9 * 100)) -le $((5 * $8)) -a "$6" -gt 0 -a "$7" -gt 0 ]
 }
 
 b=$(stops_of perf_callchain_user)
@@ -505,7 +550,7 @@ if command -v trace-cmd >/dev/null; then
 	expect_code "trace-cmd userstacktrace: no frame that is not code" \
 		"$(frames_ftrace fr-ft)"
 	echo "# trace-cmd userstacktrace: $(cat "$tmp/fr-ft.other") user stacks of other tasks left out"
-	frames_stops "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b"
+	frames_stops_tracee "trace-cmd userstacktrace: stop reasons" arch_stack_walk_user "$b" fr-ft
 fi
 if [ -n "$(hook_counter unwind_user attached)" ] && [ -x /sid-perf/perf ]; then
 	perf=sid_perf callgraph=fp,defer
