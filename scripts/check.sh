@@ -925,6 +925,12 @@ packages_stage() {
 
 for s in "$@"; do
 	if [ $debug -eq 1 ]; then
+		# PREEMPT_RT's locks are rtmutexes, and lockdep's checks of
+		# them (raw nesting too) cost more: the faulting walk through
+		# 64 JIT tables (t_bounds.c) took 174-312 ms there against
+		# 13 ms on the stock kernel, its nofault walk 39-87 ms.
+		tmul=4
+		[ "$s" != debug-6.12-rt ] || tmul=8
 		run_stage "build-$s" build_stage "$s"
 		# The tracer tests beside the guest suite, then the fuzzers
 		# at length (1M ioctls, 10M decoder executions).
