@@ -80,6 +80,9 @@ startup_cuts() {
 	cut_total=$1 cut_complete=$(($2 + ends)) cut_reg=$reg cut_other=$other
 }
 
+# mapped_requests: discovery's requests when code is mapped so far
+mapped_requests() { awk '$1 == "requests" { print $2 }' /sys/kernel/debug/codectl/mapped; }
+
 # startup_good TOTAL OTHER REG: of the TOTAL samples less the REG ones,
 # those not cut (OTHER cut) >= 99% and no fewer than DWARF's % less 0.5
 startup_good() {
@@ -96,7 +99,9 @@ startup_checks() {
 	startup_run "$tmp/startup-warm.data" -g
 	wait_verdict "$startup_prog"
 	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
+	m0=$(mapped_requests)
 	startup_run "$tmp/startup.data" -g
+	m1=$(mapped_requests)
 	startup_cuts "$tmp/startup.data"
 	st_total=$cut_total st_complete=$cut_complete st_reg=$cut_reg st_other=$cut_other
 	startup_run "$tmp/startup-dwarf.data" --call-graph dwarf,16384
@@ -106,14 +111,34 @@ startup_checks() {
 	st_dwarf_total=$1 st_dwarf_complete=$2
 	echo N >/sys/module/codectl/parameters/discover_mapped
 	startup_run "$tmp/startup-control.data" -g
+	m2=$(mapped_requests)
 	startup_cuts "$tmp/startup-control.data"
 	echo Y >/sys/module/codectl/parameters/discover_mapped
 	st_c_total=$cut_total st_c_complete=$cut_complete st_c_reg=$cut_reg st_c_other=$cut_other
 	echo "$aslr" >/proc/sys/kernel/randomize_va_space
 	st_dwarf=$(pct "$st_dwarf_complete" "$st_dwarf_total")
 	fig "startup samples $st_total complete $st_complete ($(pct "$st_complete" "$st_total")%) cut_reg $st_reg cut_other $st_other dwarf $st_dwarf_complete of $st_dwarf_total ($st_dwarf%) control $st_c_complete of $st_c_total cut_reg $st_c_reg cut_other $st_c_other"
-	check "startup: complete wherever DWARF completes them ($st_dwarf%), but at a CFA in a register ($st_reg of $st_total cut there)" \
-		"$st_other of $st_total cut elsewhere" startup_good "$st_total" "$st_other" "$st_reg"
-	check "startup: the control, without discovery when code is mapped, is cut elsewhere" \
-		"$st_c_other of $st_c_total cut elsewhere" eval '! startup_good "$st_c_total" "$st_c_other" "$st_c_reg"'
+	echo "# startup: discovery when mapped asked $((m1 - m0)) times in the -g run, $((m2 - m1)) in the control's"
+	if [ "$st_dwarf_total" -gt 0 ]; then
+		check "startup: complete wherever DWARF completes them ($st_dwarf%), but at a CFA in a register ($st_reg of $st_total cut there)" \
+			"$st_other of $st_total cut elsewhere" startup_good "$st_total" "$st_other" "$st_reg"
+	else
+		# arm64's perf here gives no sample with --call-graph dwarf
+		# (docs/testing.md): >= 99% alone.
+		st_dwarf=0
+		check "startup: >= 99% complete (perf's DWARF mode: no samples), but at a CFA in a register ($st_reg of $st_total cut there)" \
+			"$st_other of $st_total cut elsewhere" startup_good "$st_total" "$st_other" "$st_reg"
+	fi
+	case $(uname -m) in
+	aarch64)
+		# The control is complete there: the module walks what is
+		# not registered yet by its frame records, which Debian's
+		# arm64 objects keep; what shows is discovery's activity.
+		check "startup: discovery when code is mapped asked in the -g run, not in the control" \
+			"$((m1 - m0)) and $((m2 - m1)) requests" \
+			[ $((m1 - m0)) -gt 0 -a $((m2 - m1)) -eq 0 ] ;;
+	*)
+		check "startup: the control, without discovery when code is mapped, is cut elsewhere" \
+			"$st_c_other of $st_c_total cut elsewhere" eval '! startup_good "$st_c_total" "$st_c_other" "$st_c_reg"' ;;
+	esac
 }
