@@ -843,7 +843,7 @@ out:
 
 /* ---- a JIT table's used_len, published while walks read it ------------ */
 
-#define TORN_MS		2000
+#define TORN_MS		(2000 * time_scale())	/* walks in that time: > 10 */
 #define TORN_FEW	48	/* 2 entries: 0x030 */
 
 struct flipper {
