@@ -31,4 +31,5 @@ check "a PLT entry after its push: cfa sp+16" \
 check "a CFA in rbx: cfa r3+16" \
 	says "$(hex "0x$reg + 4")" "cfa r3+16 ra *(cfa-8) fp same"
 check "an address no rule covers: none" says 1 "none"
+# shellcheck disable=SC2154 # tap.sh's
 [ "$failed" -eq 0 ]
