@@ -372,13 +372,15 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 			hi = limit;
 		why = row_of(fr, ra, &r);
 		if (why == ROW_CFA && plt_rows(fr, plt)) {
-			why = add_plt(s, plt, pc, hi);
-			if (why < 0) {
+			int added = add_plt(s, plt, pc, hi);
+
+			if (added < 0) {
 				free(fr);
 				ret = -1;
 				break;
 			}
-			why = why ? ROW_PLT : ROW_CFA;
+			if (added)
+				why = ROW_PLT;
 		}
 		free(fr);
 		st->rows++;
