@@ -53,17 +53,22 @@ startup_run() {
 		"$startup_runs" "$startup_prog" >/dev/null 2>"$data.err"
 }
 
+# startup_count FILE: "SAMPLES COMPLETE" of startup's lines in FILE
+# (startup_samples's)
+startup_count() { awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }' "$1"; }
+
 # startup_cuts DATA: $cut_total $cut_complete $cut_reg $cut_other of
 # startup's samples in DATA (reg and other: its cut ones, above), and a
 # comment per place walks were cut at
 startup_cuts() {
-	startup_samples "$1" 1 | awk "$(cat "$here/perf-lr.awk")"'
+	startup_samples "$1" 1 >"$tmp/startup.lines"
+	awk "$(cat "$here/perf-lr.awk")"'
 	$5 && !$2 {
 		obj = $NF
 		sub(/^.*\(/, "", obj)
 		sub(/\)$/, "", obj)
 		print obj, "0x" ($3 > 1 ? minus1($(NF - 1)) : $(NF - 1))
-	}' | sort | uniq -c >"$tmp/startup.stops"
+	}' "$tmp/startup.lines" | sort | uniq -c >"$tmp/startup.stops"
 	reg=0 other=0 ends=0
 	while read -r c obj addr; do
 		rule=$(codectl synth -r "$addr" "$obj" 2>/dev/null)
@@ -75,8 +80,7 @@ startup_cuts() {
 		esac
 	done <"$tmp/startup.stops"
 	# shellcheck disable=SC2046 # two words
-	set -- $(startup_samples "$1" |
-		awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }')
+	set -- $(startup_count "$tmp/startup.lines")
 	cut_total=$1 cut_complete=$(($2 + ends)) cut_reg=$reg cut_other=$other
 }
 
@@ -105,9 +109,9 @@ startup_checks() {
 	startup_cuts "$tmp/startup.data"
 	st_total=$cut_total st_complete=$cut_complete st_reg=$cut_reg st_other=$cut_other
 	startup_run "$tmp/startup-dwarf.data" --call-graph dwarf,16384
+	startup_samples "$tmp/startup-dwarf.data" >"$tmp/startup.lines"
 	# shellcheck disable=SC2046 # two words
-	set -- $(startup_samples "$tmp/startup-dwarf.data" |
-		awk '$5 { t++; c += $2 } END { print t + 0, c + 0 }')
+	set -- $(startup_count "$tmp/startup.lines")
 	st_dwarf_total=$1 st_dwarf_complete=$2
 	echo N >/sys/module/codectl/parameters/discover_mapped
 	m2=$(mapped_requests)
