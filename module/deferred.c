@@ -208,7 +208,7 @@ static struct deferred_slot *deferred_slot_claim_new(void)
 {
 	struct deferred_slot *s;
 
-	s = deferred_slot(codectl_taskslot_claim(&deferred_slots));
+	s = deferred_slot(codectl_taskslot_claim(&deferred_slots, current));
 	if (s)
 		atomic_long_inc(&codectl_stats.unwind_tasks);
 	return s;

@@ -169,7 +169,8 @@ void codectl_discover_request(u64 pc)
 	}
 	s = discovery_slot(codectl_taskslot_lookup(&discovery_slots, current));
 	if (!s)
-		s = discovery_slot(codectl_taskslot_claim(&discovery_slots));
+		s = discovery_slot(codectl_taskslot_claim(&discovery_slots,
+							  current));
 	if (!s) {
 		atomic64_inc(&discovery_stats.dropped);
 		return;

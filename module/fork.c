@@ -9,32 +9,33 @@
  * their children (twork.c).  IBT and the rest: docs/design.md, "The
  * registry".
  */
+#include <linux/bits.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
-#include <linux/list.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
-#include <linux/wait.h>
 
 #include "internal.h"
 
 /*
- * @tw first: an orphaned work is freed whole (twork.c).  @node: in
- * codectl_fork_works until its callback starts or unload orphans it.
+ * The probe runs with preemption disabled, where a PREEMPT_RT kernel's
+ * spinlock_t and the slab allocator may sleep: so it takes a slot from a
+ * pool allocated at load (taskslot.c), claimed with a cmpxchg for the
+ * child, and no lock.  The slot holds the snapshot until the child's
+ * task_work takes it.
  */
-struct codectl_fork_work {
-	struct codectl_twork tw;
+struct fork_slot {
+	struct codectl_taskslot ts;
 	struct codectl_set *set;
-	struct list_head node;
 };
 
+/* Children copied and not yet run: 4096, any 64 of them per child. */
+static struct codectl_taskslot_pool fork_slots =
+	CODECTL_TASKSLOT_POOL(struct fork_slot, 12, 64,
+			      &codectl_stats.works, "fork copies");
+
 static struct tracepoint *codectl_fork_tp;
-static DECLARE_WAIT_QUEUE_HEAD(codectl_works_wq);
-static LIST_HEAD(codectl_fork_works);
-static DEFINE_SPINLOCK(codectl_fork_lock);
 
 /**
  * codectl_signals_hold() - hold off the signals a task may ignore for now
@@ -110,29 +111,36 @@ static void codectl_fork_adopt(struct codectl_set *set)
 /* In the child, before it returns to user space for the first time. */
 static void codectl_fork_work_run(struct callback_head *cb)
 {
-	struct codectl_fork_work *w = container_of(cb, typeof(*w), tw.cb);
+	struct codectl_twork *w = container_of(cb, struct codectl_twork, cb);
+	struct fork_slot *s = container_of(w->data, struct fork_slot, ts);
+	struct codectl_set *set;
 
 	/* Orphaned at unload (freed): touch nothing. */
-	if (!codectl_twork_start(&w->tw))
+	if (!codectl_twork_start(w))
 		return;
-	spin_lock(&codectl_fork_lock);
-	list_del(&w->node);
-	spin_unlock(&codectl_fork_lock);
+	set = s->set;
+	s->set = NULL;
+	atomic_long_set(&s->ts.state, CODECTL_TASKSLOT_RELEASING);
+	codectl_taskslot_free(&s->ts);
 	/* Also run from do_exit() after exit_mm(): then there is no mm. */
 	if (current->mm && !(current->flags & PF_EXITING) &&
 	    !fatal_signal_pending(current))
-		codectl_fork_adopt(w->set);
+		codectl_fork_adopt(set);
 	else
-		codectl_set_put(w->set);
-	kfree(w);
-	if (atomic_long_dec_and_test(&codectl_stats.works))
-		wake_up(&codectl_works_wq);
+		codectl_set_put(set);
+	/* The last statement: module exit waits for this count. */
+	atomic_long_dec(&codectl_stats.works);
 }
 
+/*
+ * In the parent, preemption disabled: no allocation, no lock (on
+ * PREEMPT_RT both may sleep).  codectl_set_put() frees through call_rcu().
+ */
 static void codectl_fork_probe(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
-	struct codectl_fork_work *w;
+	struct codectl_taskslot *ts;
+	struct fork_slot *s;
 	struct codectl_set *set;
 
 	if (!child->mm || child->mm == parent->mm)
@@ -140,27 +148,20 @@ static void codectl_fork_probe(void *data, struct task_struct *parent,
 	set = codectl_mm_snapshot(parent->mm);
 	if (!set)
 		return;
-	w = kmalloc(sizeof(*w), GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT);
-	if (!w) {
+	ts = codectl_taskslot_claim(&fork_slots, child);
+	if (!ts) {
 		codectl_set_put(set);
 		atomic_long_inc(&codectl_stats.fork_failures);
 		return;
 	}
-	codectl_twork_init(&w->tw, codectl_fork_work_run);
-	w->set = set;
-	atomic_long_inc(&codectl_stats.works);
-	codectl_twork_queued(&w->tw);
-	spin_lock(&codectl_fork_lock);
-	list_add(&w->node, &codectl_fork_works);
-	spin_unlock(&codectl_fork_lock);
-	if (task_work_add(child, &w->tw.cb, TWA_RESUME)) {
+	s = container_of(ts, struct fork_slot, ts);
+	s->set = set;
+	if (codectl_taskslot_queue(&fork_slots, ts)) {
 		/* The child is already exiting: it will never run. */
-		spin_lock(&codectl_fork_lock);
-		list_del(&w->node);
-		spin_unlock(&codectl_fork_lock);
-		atomic_long_dec(&codectl_stats.works);
+		s->set = NULL;
+		atomic_long_set(&ts->state, CODECTL_TASKSLOT_RELEASING);
+		codectl_taskslot_free(ts);
 		codectl_set_put(set);
-		kfree(w);
 	}
 }
 
@@ -177,11 +178,19 @@ static void codectl_find_tp(struct tracepoint *tp, void *priv)
  */
 int codectl_fork_init(void)
 {
+	int ret;
+
 	for_each_kernel_tracepoint(codectl_find_tp, &codectl_fork_tp);
 	if (!codectl_fork_tp)
 		return -ENOENT;
-	return tracepoint_probe_register(codectl_fork_tp, codectl_fork_probe,
-					 NULL);
+	ret = codectl_taskslot_pool_init(&fork_slots, codectl_fork_work_run);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(codectl_fork_tp, codectl_fork_probe,
+					NULL);
+	if (ret)
+		codectl_taskslot_pool_free(&fork_slots);
+	return ret;
 }
 
 /**
@@ -191,34 +200,28 @@ int codectl_fork_init(void)
  * cannot be cancelled.  A child stopped before its first instruction
  * (ptrace), or blocked, may not run for long: its work is left to it
  * (twork.c), without the snapshot (dropped here).  Copies already
- * running are waited for.
+ * running are waited for (codectl_taskslot_pool_drain()).
  */
 void codectl_fork_exit(void)
 {
-	struct codectl_fork_work *w, *tmp;
-	unsigned int left = 0;
-	LIST_HEAD(orphans);
+	unsigned int i;
 
+	if (!fork_slots.slots)
+		return;
 	tracepoint_probe_unregister(codectl_fork_tp, codectl_fork_probe, NULL);
 	tracepoint_synchronize_unregister();
-	spin_lock(&codectl_fork_lock);
-	list_for_each_entry_safe(w, tmp, &codectl_fork_works, node) {
-		if (codectl_twork_orphan(&w->tw))
-			list_move(&w->node, &orphans);
+	codectl_taskslot_pool_drain(&fork_slots);
+	/* Left to their children: the works only, the snapshots are ours. */
+	for (i = 0; i < BIT(fork_slots.bits); i++) {
+		struct fork_slot *s = (struct fork_slot *)
+			codectl_taskslot_at(&fork_slots, i);
+
+		if (!s->ts.twork && s->set) {
+			codectl_set_put(s->set);
+			s->set = NULL;
+		}
+		if (!(i % 256))
+			cond_resched();
 	}
-	spin_unlock(&codectl_fork_lock);
-	/* Ours until here: the task frees only the memory. */
-	list_for_each_entry_safe(w, tmp, &orphans, node) {
-		list_del(&w->node);
-		codectl_set_put(w->set);
-		atomic_long_dec(&codectl_stats.works);
-		left++;
-		cond_resched();
-	}
-	if (left)
-		pr_info("codectl: unload leaves %u queued fork copies to their children\n",
-			left);
-	wait_event(codectl_works_wq, !atomic_long_read(&codectl_stats.works));
-	/* The last work may still be returning through this module's text. */
-	synchronize_rcu_tasks();
+	codectl_taskslot_pool_free(&fork_slots);
 }

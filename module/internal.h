@@ -319,7 +319,8 @@ struct codectl_taskslot *
 codectl_taskslot_lookup(struct codectl_taskslot_pool *pool,
 			struct task_struct *t);
 struct codectl_taskslot *
-codectl_taskslot_claim(struct codectl_taskslot_pool *pool);
+codectl_taskslot_claim(struct codectl_taskslot_pool *pool,
+		       struct task_struct *t);
 void codectl_taskslot_free(struct codectl_taskslot *s);
 int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
 			   struct codectl_taskslot *s);

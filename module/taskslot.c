@@ -13,7 +13,9 @@
  * A slot's state word is its user's, but for two bits of the pool's: a
  * free slot is CODECTL_TASKSLOT_RELEASING, and CODECTL_TASKSLOT_QUEUED is
  * the users' mark of a queued task_work.  Only the owner touches an owned
- * slot (its task context and the interrupts and NMIs nested in it).
+ * slot (its task context and the interrupts and NMIs nested in it), but
+ * for a child's, which its parent claims and fills in fork before the
+ * child runs.
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
@@ -71,22 +73,25 @@ codectl_taskslot_lookup(struct codectl_taskslot_pool *pool,
 }
 
 /**
- * codectl_taskslot_claim() - claim a free slot for current
+ * codectl_taskslot_claim() - claim a free slot for a task
  * @pool:	the pool
+ * @t:		current, or a task that has not run yet and for which no
+ *		other context claims (a child in its parent's fork)
  *
  * A cmpxchg on its owner, then its state is set to 0 (from RELEASING,
  * which it kept while free: until then lookups skip it).  Any context.
- * Return: the slot, or NULL when current's window has no free slot.
+ * Return: the slot, or NULL when @t's window has no free slot.
  */
 struct codectl_taskslot *
-codectl_taskslot_claim(struct codectl_taskslot_pool *pool)
+codectl_taskslot_claim(struct codectl_taskslot_pool *pool,
+		       struct task_struct *t)
 {
-	unsigned int h = hash_ptr(current, pool->bits), i;
+	unsigned int h = hash_ptr(t, pool->bits), i;
 	struct codectl_taskslot *s;
 
 	for (i = 0; i < pool->probe; i++) {
 		s = codectl_taskslot_near(pool, h, i);
-		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, current))
+		if (READ_ONCE(s->owner) || cmpxchg(&s->owner, NULL, t))
 			continue;
 		/* cmpxchg() ordered this after the releaser's resets. */
 		atomic_long_set(&s->state, 0);
@@ -106,19 +111,21 @@ void codectl_taskslot_free(struct codectl_taskslot *s)
 }
 
 /**
- * codectl_taskslot_queue() - queue the slot's task_work on current
+ * codectl_taskslot_queue() - queue the slot's task_work on its owner
  * @pool:	the pool
- * @s:		current's slot, its task_work not queued
+ * @s:		the slot of current, or of a task not yet run (fork), its
+ *		task_work not queued
  *
- * Any context, NMI included (see codectl_task_work_add_nmi(), which a
- * KASAN kernel's atomic contexts use too).  Counts
- * the work in @pool->works, uncounted again when it fails.
+ * Any context, NMI included for current's slot (see
+ * codectl_task_work_add_nmi(), which a KASAN kernel's atomic contexts use
+ * too).  Counts the work in @pool->works, uncounted again when it fails.
  * Return: 0 or task_work_add()'s error (the slot is then the caller's
  * to give back).
  */
 int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
 			   struct codectl_taskslot *s)
 {
+	struct task_struct *t = READ_ONCE(s->owner);
 	int ret;
 
 	atomic_long_inc(pool->works);
@@ -129,14 +136,16 @@ int codectl_taskslot_queue(struct codectl_taskslot_pool *pool,
 	 * in the stack depot, which allocates (before 6.13), and on
 	 * PREEMPT_RT the page allocator's zone lock sleeps: lockdep saw it
 	 * taken under the runqueue lock (ftrace's user stack trace on
-	 * sched_switch, debug-6.12-rt).
+	 * sched_switch, debug-6.12-rt).  Another task's work (a child at
+	 * fork, not in NMI) has no such way: TWA_RESUME.
 	 */
-	if (in_nmi() || (IS_ENABLED(CONFIG_KASAN) && !preemptible()))
+	if (t == current &&
+	    (in_nmi() || (IS_ENABLED(CONFIG_KASAN) && !preemptible())))
 		ret = codectl_task_work_add_nmi(&s->twork->cb,
 						pool->kick ?
 						this_cpu_ptr(pool->kick) : NULL);
 	else
-		ret = task_work_add(current, &s->twork->cb, TWA_RESUME);
+		ret = task_work_add(t, &s->twork->cb, TWA_RESUME);
 	if (ret) {
 		codectl_twork_unqueued(s->twork);
 		atomic_long_dec(pool->works);

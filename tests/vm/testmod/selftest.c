@@ -289,9 +289,6 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 	}
 	if (t->flags & CODECTL_TRACE_MOVED)
 		atomic64_inc(&codectl_st.moved);
-	if (codectl_st.slow && i == CODECTL_ST_IRQ && current->mm &&
-	    !(current->flags & PF_EXITING))
-		codectl_st_slow_queue();
 	if (i == (codectl_st.remote ? CODECTL_ST_NMI : CODECTL_ST_IRQ) &&
 	    codectl_st.last_ips &&
 	    cookie == atomic64_read(&codectl_st.user_cookie)) {
@@ -303,6 +300,10 @@ static void codectl_st_callback(struct codectl_unwind_work *work,
 	}
 	spin_unlock(&codectl_st.seen_lock);
 
+	/* Not under seen_lock: it allocates (GFP_KERNEL). */
+	if (codectl_st.slow && i == CODECTL_ST_IRQ && current->mm &&
+	    !(current->flags & PF_EXITING))
+		codectl_st_slow_queue();
 	atomic64_inc(&c->callbacks);
 	wake_up(&codectl_st.wq);
 }
