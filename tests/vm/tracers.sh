@@ -452,8 +452,8 @@ frames_bpf() {
 # the child, and the user stack is the current task's: when another
 # process switches to the child, that process's stack is recorded (its
 # addresses are not the child's).  Those are left out by pid, and counted
-# in $tmp/NAME.other; the last frame of each of the child's stacks goes
-# to $tmp/NAME.last.
+# in $tmp/NAME.other; the last frame of each of the child's stacks (not
+# the 0x0 entries that pad every stack to 8) goes to $tmp/NAME.last.
 frames_ftrace() {
 	trace-cmd record -q -e sched:sched_switch -e sched:sched_process_exec \
 		-O userstacktrace -o "$tmp/$1.dat" -F "$ftr" lib 2 "$tmp/$1.maps" \
@@ -484,7 +484,11 @@ frames_ftrace() {
 		n += pid != "" && !us
 	     }
 	     us && /(^[ \t]*| user_stack: .*)=> / {
-		sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1; last = $1; next
+		sub(/.*=> */, ""); gsub(/[<>]/, ""); print $1
+		# trace-cmd pads a stack with "=> 0x0" entries to 8
+		if ($1 !~ /^0x0*$/)
+			last = $1
+		next
 	     }
 	     { us = 0; flush() }
 	     END { flush(); print n + 0 >other }' |
