@@ -243,6 +243,8 @@ int stats_settle(struct cstats *s);
  */
 bool stats_wait_le(const struct cstats *base, int ms, struct cstats *last);
 void sleep_ms(int ms);
+/* Wall-clock bounds' factor on the debug kernels (CODECTL_TIME_SCALE). */
+unsigned int time_scale(void);
 
 /*
  * Every counter of the stats file, whatever its names: the lifecycle

@@ -71,27 +71,6 @@
 #define TRIES		10
 #define PAUSE_MS	50
 
-/*
- * On the debug kernel (KASAN checks every access, lockdep every lock)
- * the same work takes longer: scripts/check.sh --debug sets
- * CODECTL_TIME_SCALE to the factor of its guests' time limits (4).  The
- * module's own bounds count work, not time, and are the same there.
- */
-static unsigned int time_scale(void)
-{
-	static unsigned int scale;
-	const char *e;
-
-	if (!scale) {
-		e = getenv("CODECTL_TIME_SCALE");
-		scale = e && atoi(e) > 0 ? (unsigned int)atoi(e) : 1;
-		if (scale > 1)
-			printf("# wall-clock bounds multiplied by %u (CODECTL_TIME_SCALE)\n",
-			       scale);
-	}
-	return scale;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

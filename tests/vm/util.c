@@ -709,6 +709,27 @@ int stats_available(void)
 	return T_PASS;
 }
 
+/*
+ * On the debug kernels (KASAN checks every access, lockdep every lock)
+ * the same work takes longer: scripts/check.sh --debug sets
+ * CODECTL_TIME_SCALE to the factor of its guests' time limits.  The
+ * module's own bounds count work, not time, and are the same there.
+ */
+unsigned int time_scale(void)
+{
+	static unsigned int scale;
+	const char *e;
+
+	if (!scale) {
+		e = getenv("CODECTL_TIME_SCALE");
+		scale = e && atoi(e) > 0 ? (unsigned int)atoi(e) : 1;
+		if (scale > 1)
+			printf("# wall-clock bounds multiplied by %u (CODECTL_TIME_SCALE)\n",
+			       scale);
+	}
+	return scale;
+}
+
 void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
