@@ -69,6 +69,10 @@ startup_cuts() {
 		sub(/\)$/, "", obj)
 		print obj, "0x" ($3 > 1 ? minus1($(NF - 1)) : $(NF - 1))
 	}' "$tmp/startup.lines" | sort | uniq -c >"$tmp/startup.stops"
+	# The first cut stacks whole (innermost first), to tell why
+	awk '$5 && !$2 && n++ < 4 { $1 = $2 = $3 = $4 = $5 = $6 = $7 = ""
+		sub(/^ */, ""); print "# startup cut stack: " $0 }' \
+		"$tmp/startup.lines"
 	reg=0 other=0 ends=0
 	while read -r c obj addr; do
 		rule=$(codectl synth -r "$addr" "$obj" 2>/dev/null)
@@ -104,7 +108,10 @@ startup_checks() {
 	wait_verdict "$startup_prog"
 	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
 	m0=$(mapped_requests)
+	_h=/sys/kernel/debug/codectl/hooks
+	echo "# startup: perf_callchain_user before the -g run: $(awk '$1 == "perf_callchain_user" && ($2 == "stops" || $2 == "frames")' $_h | tr "\n" " ")"
 	startup_run "$tmp/startup.data" -g
+	echo "# startup: perf_callchain_user after it: $(awk '$1 == "perf_callchain_user" && ($2 == "stops" || $2 == "frames")' $_h | tr "\n" " ")"
 	m1=$(mapped_requests)
 	startup_cuts "$tmp/startup.data"
 	st_total=$cut_total st_complete=$cut_complete st_reg=$cut_reg st_other=$cut_other
