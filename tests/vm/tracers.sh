@@ -603,6 +603,13 @@ libc_share() {
 			if (i + 3 <= nf && f[i] == "lt_work" && f[i + 1] == "lt_f2" &&
 			    f[i + 2] == "lt_f1" && f[i + 3] == "main")
 				complete++
+			else if (shown++ < 3) {
+				# the first incomplete ones, to tell why
+				s = ""
+				for (i = 1; i <= nf; i++)
+					s = s " " f[i]
+				printf "# incomplete sample %d:%s\n", total, s >"/dev/stderr"
+			}
 		}
 		nf = 0
 	}
