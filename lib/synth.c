@@ -14,7 +14,10 @@
  * there, so those pcs have no FDE and unwinders fall back.  One
  * expression SFrame says otherwise: ld's for x86-64 PLT entries (the CFA
  * 8 bytes further once the entry has pushed its index) becomes a PCMASK
- * function, as ld writes it in .sframe (plt_rows()).  The section
+ * function, as ld writes it in .sframe (plt_rows()).  And one CFA
+ * SFrame would take as the caller's stack pointer wrongly, below the
+ * return address's slot (AArch64 ld.so's lazy binding), is raised above
+ * it (raise_cfa()).  The section
  * is written by sframe-write.c and checked with the project's decoder
  * (sframe_validate()) before it is returned.
  */
@@ -181,6 +184,33 @@ static int reg_loc(const Dwarf_Op *ops, size_t n, struct sframe_loc *l)
 
 enum { ROW_OK, ROW_CFA, ROW_RA, ROW_FP, ROW_PLT };
 
+/*
+ * A CFA below the return address's slot (AArch64 glibc's
+ * _dl_runtime_resolve and _dl_runtime_profile, entered from PLT0 after
+ * its push of {x16, x30}: their CFI takes the CFA to be the stack
+ * pointer after that push, x30 at CFA + 8).  Unwinders take the caller's
+ * stack pointer to be the CFA, so the caller would be found 16 bytes low,
+ * its return address read from PLT0's x30: the caller twice, then a cut
+ * walk (the startup check's arm64 samples in lazy binding).  The caller's
+ * stack pointer is just above its return address's slot: the CFA moves
+ * there, and what is addressed from it moves with it.
+ */
+static void raise_cfa(struct sframe_wrow *r)
+{
+	int32_t d;
+
+	if (SFW_FIXED_RA || r->outermost || r->cfa.kind != SFRAME_LOC_VAL ||
+	    r->ra.kind != SFRAME_LOC_MEM || r->ra.base != SFRAME_BASE_CFA ||
+	    r->ra.off < 0 || r->ra.off > 64)
+		return;
+	d = r->ra.off + 8;
+	r->cfa.off += d;
+	r->ra.off -= d;
+	if ((r->fp.kind == SFRAME_LOC_MEM || r->fp.kind == SFRAME_LOC_VAL) &&
+	    r->fp.base == SFRAME_BASE_CFA)
+		r->fp.off -= d;
+}
+
 /* The SFrame row of one CFI row, or why there is none. */
 static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
 {
@@ -210,6 +240,7 @@ static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
 		r->fp.kind = SFRAME_LOC_SAME;
 	else if (!n || !reg_loc(ops, n, &r->fp))
 		return ROW_FP;
+	raise_cfa(r);
 	if (!sframe_wrow_ok(r))
 		return ROW_RA;	/* a location SFrame cannot encode */
 	return ROW_OK;

@@ -154,8 +154,9 @@ int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 		return -1;
 	if (fstat(fd, &st) || pread(fd, hdr, sizeof(*hdr), 0) != sizeof(*hdr))
 		goto bad;
-	if (!memcmp(hdr->magic, ENTRY_MAGIC_OLD, sizeof(hdr->magic))) {
-		/* Its section's SHA-256: synthesised again, as new. */
+	if (!memcmp(hdr->magic, ENTRY_MAGIC_OLD, sizeof(hdr->magic)) ||
+	    !memcmp(hdr->magic, ENTRY_MAGIC_OLD3, sizeof(hdr->magic))) {
+		/* An earlier format or synthesiser: synthesised again. */
 		close(fd);
 		unlink(path);
 		return -1;

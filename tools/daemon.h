@@ -37,8 +37,15 @@
 #define OWNER_NOBODY	(UINT64_MAX - 1)	/* no process to charge */
 
 /* Cache entries: header, then the section.  Little-endian, x86-64 only. */
-#define ENTRY_MAGIC	"CODECTL-SFRAME-3"
+/*
+ * The magic changes with the entry's format and with what the
+ * synthesiser makes of the same object (lib/synth.c): entries of an
+ * earlier one are synthesised again.  3 -> 4: ld's x86-64 PLT CFI, and
+ * AArch64's CFA below the return address (ld.so's lazy binding).
+ */
+#define ENTRY_MAGIC	"CODECTL-SFRAME-4"
 #define ENTRY_MAGIC_OLD	"CODECTL-SFRAME-2"	/* @sum a SHA-256 */
+#define ENTRY_MAGIC_OLD3 "CODECTL-SFRAME-3"	/* the synthesiser before 4 */
 #define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
 #define ENTRY_NO_CFI	1		/* nothing to synthesise from */
 #define DIGEST_LEN	32		/* SHA-256 */
