@@ -49,7 +49,7 @@ if [ "$doc" != - ] && [ -f "$doc" ]; then
 	while IFS=$'\t' read -r key val; do
 		old[$key]=$val
 	done < <(awk -F' *[|] *' '
-		/^<!-- compat-[a-z]+:begin -->$/ { on = 1; hdr = 0; next }
+		/^<!-- compat-[a-z]+:begin -->$/ { on = 1; next }
 		/^<!-- compat-[a-z]+:end -->$/ { on = 0; next }
 		!on || !/^[|]/ || /^[|]-/ { next }
 		$2 == "series" { for (i = 7; i < NF; i++) kind[i] = $i; next }

@@ -88,6 +88,13 @@ startup_cuts() {
 	cut_total=$1 cut_complete=$(($2 + ends)) cut_reg=$reg cut_other=$other
 }
 
+# walk_counters: perf_callchain_user's frame and stop counters so far,
+# on one line (debugfs codectl/hooks)
+walk_counters() {
+	awk '$1 == "perf_callchain_user" && ($2 == "stops" || $2 == "frames")' \
+		/sys/kernel/debug/codectl/hooks | tr '\n' ' '
+}
+
 # mapped_requests: discovery's requests when code is mapped so far
 mapped_requests() { awk '$1 == "requests" { print $2 }' /sys/kernel/debug/codectl/mapped; }
 
@@ -108,10 +115,9 @@ startup_checks() {
 	wait_verdict "$startup_prog"
 	wait_verdict "$(dirname "$startup_prog")/libstartup.so"
 	m0=$(mapped_requests)
-	_h=/sys/kernel/debug/codectl/hooks
-	echo "# startup: perf_callchain_user before the -g run: $(awk '$1 == "perf_callchain_user" && ($2 == "stops" || $2 == "frames")' $_h | tr "\n" " ")"
+	echo "# startup: perf_callchain_user before the -g run: $(walk_counters)"
 	startup_run "$tmp/startup.data" -g
-	echo "# startup: perf_callchain_user after it: $(awk '$1 == "perf_callchain_user" && ($2 == "stops" || $2 == "frames")' $_h | tr "\n" " ")"
+	echo "# startup: perf_callchain_user after it: $(walk_counters)"
 	m1=$(mapped_requests)
 	startup_cuts "$tmp/startup.data"
 	st_total=$cut_total st_complete=$cut_complete st_reg=$cut_reg st_other=$cut_other
