@@ -30,6 +30,7 @@
 #define SFW_DWARF_SP		31
 #define SFW_DWARF_RA		30
 #define SFW_FIXED_RA		0
+#define SFW_DWARF_XREG		(-1)	/* no register table (synth.c) */
 #else
 /* DWARF numbers of the x86-64 registers the AMD64 rules name. */
 #define SFW_DWARF_RBP		6
@@ -39,6 +40,11 @@
 #define SFW_DWARF_FP		SFW_DWARF_RBP
 #define SFW_DWARF_SP		SFW_DWARF_RSP
 #define SFW_FIXED_RA		(-8)	/* the RA at CFA - 8 */
+/*
+ * rbx: glibc's lazy-binding trampolines keep the CFA in it while they
+ * call _dl_fixup, which saves it; synth.c's register table describes it.
+ */
+#define SFW_DWARF_XREG		3
 #endif
 
 /* Most FREs one v3 FDE can hold (its attribute record's u16). */

@@ -17,8 +17,10 @@
  * function, as ld writes it in .sframe (plt_rows()).  And one CFA
  * SFrame would take as the caller's stack pointer wrongly, below the
  * return address's slot (AArch64 ld.so's lazy binding), is raised above
- * it (raise_cfa()).  The section
- * is written by sframe-write.c and checked with the project's decoder
+ * it (raise_cfa()).  With CODECTL_SYNTH_REGS the frame-pointer column
+ * describes the register SFrame has no column for (x86-64: rbx, in which
+ * glibc's lazy-binding trampoline keeps its CFA): the register table.
+ * The section is written by sframe-write.c and checked with the project's decoder
  * (sframe_validate()) before it is returned.
  */
 #include <errno.h>
@@ -41,6 +43,8 @@
 #define EH_PE_DATAREL	0x30
 
 struct synth {
+	int fp_reg;		/* what the frame-pointer column describes */
+	uint32_t xcfa_rows;	/* rows with the CFA in SFW_DWARF_XREG */
 	struct sframe_wfunc *funcs;
 	uint32_t nfuncs, funcs_cap;
 	struct sframe_wrow *rows;
@@ -211,8 +215,20 @@ static void raise_cfa(struct sframe_wrow *r)
 		r->fp.off -= d;
 }
 
-/* The SFrame row of one CFI row, or why there is none. */
-static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
+/* A row whose CFA is based on the register a register table describes. */
+static int is_xcfa(const struct sframe_wrow *r)
+{
+	return SFW_DWARF_XREG >= 0 && !r->outermost &&
+	       r->cfa.base == (uint16_t)SFW_DWARF_XREG;
+}
+
+/*
+ * The SFrame row of one CFI row, or why there is none; its frame-pointer
+ * column describes DWARF register @fp_reg (the frame pointer, or in a
+ * register table the register SFrame has no column for).
+ */
+static int row_of(Dwarf_Frame *fr, int ra_reg, int fp_reg,
+		  struct sframe_wrow *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
@@ -234,9 +250,15 @@ static int row_of(Dwarf_Frame *fr, int ra_reg, struct sframe_wrow *r)
 		return ROW_RA;
 	if (dwarf_frame_cfa(fr, &ops, &n) || !cfa_loc(ops, n, &r->cfa))
 		return ROW_CFA;
-	if (dwarf_frame_register(fr, SFW_DWARF_FP, mem, &ops, &n))
+	if (dwarf_frame_register(fr, fp_reg, mem, &ops, &n))
 		return ROW_FP;
-	if (!n && !ops)
+	/*
+	 * Same value; or, for the register table's register (callee-saved
+	 * in the psABI), undefined: libdw's x86-64 ABI defaults give DWARF
+	 * register 0 the same-value rule meant for rbx ("%rbx"), so rbx is
+	 * undefined wherever the CFI does not say it was saved.
+	 */
+	if (!n && (!ops || fp_reg != SFW_DWARF_FP))
 		r->fp.kind = SFRAME_LOC_SAME;
 	else if (!n || !reg_loc(ops, n, &r->fp))
 		return ROW_FP;
@@ -401,7 +423,7 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 		}
 		if (hi > limit)
 			hi = limit;
-		why = row_of(fr, ra, &r);
+		why = row_of(fr, ra, s->fp_reg, &r);
 		if (why == ROW_CFA && plt_rows(fr, plt)) {
 			int added = add_plt(s, plt, pc, hi);
 
@@ -418,6 +440,7 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 		st->cfi_bytes += hi - pc;
 		switch (why) {
 		case ROW_OK:
+			s->xcfa_rows += is_xcfa(&r);
 			if (add_row(s, &r, pc, hi, signal)) {
 				ret = -1;
 				break;
@@ -625,6 +648,10 @@ static int synth_elf(Elf *elf, struct synth *s, uint64_t sec_addr,
 		if (walk_fde(s, cfi, starts[i], limit))
 			goto out;
 	}
+	if (s->fp_reg != SFW_DWARF_FP && !s->xcfa_rows) {
+		errno = ENODATA;	/* no CFA there: no table needed */
+		goto out;
+	}
 	ret = emit(s, sec_addr, flags, sec, size);
 out:
 	dwarf_cfi_end(cfi);
@@ -644,12 +671,17 @@ static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
 	Elf *elf;
 
 	if ((fd < 0 && !mem) || !sec || !size ||
-	    (flags & ~CODECTL_SYNTH_AT_BUFFER)) {
+	    (flags & ~(CODECTL_SYNTH_AT_BUFFER | CODECTL_SYNTH_REGS))) {
 		errno = EINVAL;
+		return -1;
+	}
+	if ((flags & CODECTL_SYNTH_REGS) && SFW_DWARF_XREG < 0) {
+		errno = ENODATA;	/* no such register */
 		return -1;
 	}
 	s.st = stats ? stats : &local;
 	memset(s.st, 0, sizeof(*s.st));
+	s.fp_reg = flags & CODECTL_SYNTH_REGS ? SFW_DWARF_XREG : SFW_DWARF_FP;
 	s.bias = bias;
 	s.lo = lo;
 	s.hi = hi;

@@ -246,6 +246,7 @@ int codectl_register_self(void);
 
 /* codectl_sframe_synth() flags */
 #define CODECTL_SYNTH_AT_BUFFER	(1u << 0)	/* sec_addr: the buffer itself */
+#define CODECTL_SYNTH_REGS	(1u << 1)	/* the register table (below) */
 
 /*
  * What codectl_sframe_synth() found and wrote.  Bytes and rows count the
@@ -282,7 +283,7 @@ struct codectl_synth_stats {
  *		with CODECTL_SYNTH_AT_BUFFER, which uses the returned
  *		buffer's own address (for codectl_register_elf() with
  *		CODECTL_ELF_SFRAME_SYNTH: do not copy the buffer then)
- * @flags:	0 or CODECTL_SYNTH_AT_BUFFER
+ * @flags:	0, or CODECTL_SYNTH_AT_BUFFER and/or CODECTL_SYNTH_REGS
  * @sec:	out: the section, malloc()ed: free() it
  * @size:	out: its size in bytes
  * @stats:	out, may be NULL: coverage and counts
@@ -299,6 +300,15 @@ struct codectl_synth_stats {
  * The section is checked with the decoder's full validation
  * (sframe_validate()) before it is returned.  An object's own .sframe
  * is not looked at: the caller chooses.
+ *
+ * With CODECTL_SYNTH_REGS it returns the object's register table
+ * instead: the same rows, each with its frame-pointer column describing
+ * the register SFrame has no column for (x86-64: rbx), so that an
+ * unwinder can carry that register from frame to frame where a CFA is
+ * based on it (glibc's lazy-binding trampoline keeps its CFA in rbx while
+ * it calls _dl_fixup, which saves rbx); a pc without a rule there has no
+ * known rule for the register.  ENODATA when no CFA of the object is
+ * based on that register (no table is needed), and on AArch64.
  *
  * Thread-safe (calls may run concurrently, on the same file too); never
  * prints.  Returns 0, or -1 with errno: EINVAL (bad argument), ENOEXEC

@@ -26,6 +26,7 @@
 #define ASM_SO		"./synth_asm.so"
 #define NOEH_SO		"./synth_noeh.so"
 #define PLT_SO		"./synth_plt.so"
+#define XREG_SO		"./synth_xreg.so"
 #define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
 
 static int open_or_fail(const char *path)
@@ -53,7 +54,7 @@ static void test_args(void **state)
 	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, NULL, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	errno = 0;
-	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 2, &sec, &size, NULL), -1);
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 4, &sec, &size, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	close(fd);
 }
@@ -358,6 +359,92 @@ static void test_plt(void **state)
 	free(sec);
 }
 
+/* The rule at @pc: CFA = @base + @off, RA at CFA - 8, "fp" as given. */
+static void assert_xrow(const struct sframe_sec *s, uintptr_t pc, int base,
+			int off, int fp_kind, int fp_off)
+{
+	struct sframe_rule r;
+
+	rule_at(s, pc, &r);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, base, off);
+	assert_loc(&r.ra, SFRAME_LOC_MEM, SFRAME_BASE_CFA, -8);
+	assert_loc(&r.fp, fp_kind, SFRAME_BASE_CFA, fp_off);
+}
+
+/*
+ * The register table (CODECTL_SYNTH_REGS): synth_xreg.so's
+ * f_xcfa keeps its CFA in rbx (DWARF 3) while it calls f_xsave, which
+ * saves rbx.  The ordinary section has that CFA (a FLEX FDE) but cannot
+ * say where f_xsave put rbx; the register table has the same rows with
+ * the frame-pointer column describing rbx.  An object without such a CFA
+ * (synth_asm.so) needs no table: ENODATA.
+ */
+static void test_regs(void **state)
+{
+	struct codectl_synth_stats st;
+	struct sframe_sec s, x;
+	struct sframe_rule r;
+	uint64_t f, g;
+	size_t size, xsize;
+	void *sec, *xsec, *h;
+	int fd = open_or_fail(XREG_SO), fd2 = open_or_fail(ASM_SO);
+	Dl_info dli;
+
+	(void)state;
+	h = dlopen(XREG_SO, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	assert_true(dladdr((void *)sym(h, "f_xcfa"), &dli));
+	f = sym(h, "f_xcfa") - (uintptr_t)dli.dli_fbase;	/* link-time */
+	g = sym(h, "f_xsave") - (uintptr_t)dli.dli_fbase;
+	dlclose(h);
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, 0, &sec, &size, &st), 0);
+	assert_int_equal(codectl_sframe_synth(fd, 0, 0, CODECTL_SYNTH_REGS,
+					      &xsec, &xsize, NULL), 0);
+	assert_int_equal(sframe_init(&s, 0, size, sec, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_init(&x, 0, xsize, xsec, NULL, NULL), SFRAME_OK);
+	assert_int_equal(sframe_validate(&x), SFRAME_OK);
+
+	/* The ordinary section: the CFA in rbx, rbp untouched. */
+	rule_at(&s, f + 8, &r);
+	assert_true(r.flags & SFRAME_RULE_FLEX);
+	assert_loc(&r.cfa, SFRAME_LOC_VAL, 3, 16);
+	assert_loc(&r.fp, SFRAME_LOC_SAME, 0, 0);
+	rule_at(&s, g + 1, &r);
+	assert_loc(&r.fp, SFRAME_LOC_SAME, 0, 0);	/* rbx's save: unsaid */
+
+	/* The register table: rbx's rule in the frame-pointer column. */
+	/* (a FLEX FDE: rsp is DWARF 7 there) */
+	assert_xrow(&x, f, 7, 8, SFRAME_LOC_SAME, 0);
+	assert_xrow(&x, f + 1, 7, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, f + 4, 3, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, f + 8, 3, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, f + 15, 3, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, f + 16, 7, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, f + 17, 7, 8, SFRAME_LOC_SAME, 0);
+	assert_xrow(&x, g, SFRAME_BASE_SP, 8, SFRAME_LOC_SAME, 0);
+	assert_xrow(&x, g + 1, SFRAME_BASE_SP, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, g + 3, SFRAME_BASE_SP, 16, SFRAME_LOC_MEM, -16);
+	assert_xrow(&x, g + 4, SFRAME_BASE_SP, 8, SFRAME_LOC_SAME, 0);
+	free(sec);
+	free(xsec);
+
+	/* Bias and section address as for the ordinary section. */
+	assert_int_equal(codectl_sframe_synth(fd, 0x10000, 0x5000,
+					      CODECTL_SYNTH_REGS, &xsec, &xsize,
+					      NULL), 0);
+	assert_int_equal(sframe_init(&x, 0x5000, xsize, xsec, NULL, NULL),
+			 SFRAME_OK);
+	assert_xrow(&x, 0x10000 + g + 1, SFRAME_BASE_SP, 16, SFRAME_LOC_MEM, -16);
+	free(xsec);
+	close(fd);
+
+	errno = 0;
+	assert_int_equal(codectl_sframe_synth(fd2, 0, 0, CODECTL_SYNTH_REGS,
+					      &xsec, &xsize, NULL), -1);
+	assert_int_equal(errno, ENODATA);
+	close(fd2);
+}
+
 struct job {
 	int fd;
 	void *sec;
@@ -409,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_stats_libc),
 		cmocka_unit_test(test_plt),
+		cmocka_unit_test(test_regs),
 		cmocka_unit_test(test_threads),
 	};
 
