@@ -14,7 +14,8 @@
 # 100000 calls), then decoder-fuzz -n EXECS (default 10000000; 0: none).
 # A failed run prints its seed (redo with -s SEED) and, for a SIGSEGV or
 # SIGBUS, the fuzzer's report of what every thread was doing.
-# SOAK_TMUL multiplies the guest's time limit, SOAK_MEM is its memory (MB).
+# SOAK_TMUL multiplies the guest's time limit and the fuzzer's bounds
+# (CODECTL_TIME_SCALE), SOAK_MEM is its memory (MB).
 #
 # Output: "soak SERIES: R runs, F failed, N calls; decoder: ..." per
 # kernel, then "N passed, N failed" (a run or the decoder fuzzer is one
@@ -42,7 +43,7 @@ for s in "${series[@]}"; do
 		-a "$ko:/codectl.ko" -a "$here/codectl-ioctl-fuzz:/tests/fuzz" \
 		-a "$here/decoder-fuzz:/tests/decoder-fuzz" \
 		-a "$corpus/kept:/corpus/kept" -a "$corpus/hand:/corpus/hand" -- \
-		sh -c 'insmod /codectl.ko || exit 1
+		env CODECTL_TIME_SCALE="$tmul" sh -c 'insmod /codectl.ko || exit 1
 			runs=$1 calls=$2 execs=$3 fail=0 i=0
 			while [ $i -lt "$runs" ]; do
 				i=$((i + 1))
