@@ -567,12 +567,17 @@ pass() {
 		sleep 0.1
 	done
 	perf record -q -e cpu-clock:u -F 999 -g -p $mpid -o "$tmp/many$1.data" \
-		-- sleep 120 >/dev/null 2>&1 &
+		-- sleep 120 >"$tmp/many$1.perf" 2>&1 &
 	ppid=$!
 	# perf starts its workload (sleep) once its events are enabled.
 	i=0
 	until read -r w _ <"/proc/$ppid/task/$ppid/children" 2>/dev/null &&
 	      [ -n "$w" ] || [ $i -gt 300 ]; do
+		if ! kill -0 $ppid 2>/dev/null; then
+			echo "# pass $1: perf record ended before its workload started:"
+			sed 's/^/#   /' "$tmp/many$1.perf"
+			break
+		fi
 		i=$((i + 1))
 		sleep 0.1
 	done
