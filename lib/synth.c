@@ -742,6 +742,7 @@ static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
 		     struct codectl_synth_stats *stats)
 {
 	struct codectl_synth_stats local;
+	struct synth_out sec_only;
 	struct synth s = { 0 };
 	int ret, saved = errno;
 	Elf *elf;
@@ -750,14 +751,16 @@ static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
 		errno = EINVAL;
 		return -1;
 	}
+	/* No register table where there is no such register: none made. */
 	if (o->regs && SFW_DWARF_XREG < 0) {
 		if (!o->sec) {
-			errno = ENODATA;	/* no such register */
+			errno = ENODATA;
 			return -1;
 		}
-		o = &(struct synth_out){ o->sec, o->size, NULL, NULL };
 		*o->regs = NULL;
 		*o->regs_size = 0;
+		sec_only = (struct synth_out){ o->sec, o->size, NULL, NULL };
+		o = &sec_only;
 	}
 	s.st = stats ? stats : &local;
 	memset(s.st, 0, sizeof(*s.st));
