@@ -72,7 +72,8 @@ static int import_layout(int fd, struct import_layout *l)
 
 /*
  * A module older than ABI 2 knows only the VER0 struct's ioctl number:
- * ENOTTY for the new one, then the VER0 number (its __reserved is 0).
+ * ENOTTY for the new one, then the VER0 number (its __reserved is 0, and
+ * so are its register table's fields, or the caller retries without).
  */
 static int import_ioctl(struct codectl_import_info *info)
 {
@@ -89,6 +90,19 @@ static int import_ioctl(struct codectl_import_info *info)
 	return ret;
 }
 
+/* Past every segment, where nothing of the object is mapped. */
+static int import_place(int fd, struct import_layout *l, uint64_t *vaddr)
+{
+	if (import_layout(fd, l))
+		return -1;
+	if (l->has_sframe) {
+		errno = EEXIST;
+		return -1;
+	}
+	*vaddr = (l->load_end + IMPORT_PAGE - 1) & ~(IMPORT_PAGE - 1);
+	return 0;
+}
+
 CODECTL_EXPORT int codectl_import_synth(int fd, void **sec, size_t *size,
 					uint64_t *vaddr,
 					struct codectl_synth_stats *stats)
@@ -99,24 +113,38 @@ CODECTL_EXPORT int codectl_import_synth(int fd, void **sec, size_t *size,
 		errno = EINVAL;
 		return -1;
 	}
-	if (import_layout(fd, &l))
+	if (import_place(fd, &l, vaddr))
 		return -1;
-	if (l.has_sframe) {
-		errno = EEXIST;
-		return -1;
-	}
-	/* Past every segment, where nothing of the object is mapped. */
-	*vaddr = (l.load_end + IMPORT_PAGE - 1) & ~(IMPORT_PAGE - 1);
 	return codectl__sframe_synth_range(fd, 0, l.text_lo, l.text_hi, *vaddr,
 					   0, sec, size, stats);
 }
 
-CODECTL_EXPORT int codectl_import_sframe(int fd, const void *sec, size_t size,
-					 uint64_t vaddr)
+CODECTL_EXPORT int codectl_import_synth_regs(int fd, void **sec, size_t *size,
+					     uint64_t *vaddr, void **regs,
+					     size_t *regs_size,
+					     struct codectl_synth_stats *stats)
+{
+	struct import_layout l;
+
+	if (fd < 0 || !sec || !size || !vaddr || !regs || !regs_size) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (import_place(fd, &l, vaddr))
+		return -1;
+	return codectl__sframe_synth_both(fd, l.text_lo, l.text_hi, *vaddr,
+					  sec, size, regs, regs_size, stats);
+}
+
+CODECTL_EXPORT int codectl_import_sframe_regs(int fd, const void *sec,
+					      size_t size, uint64_t vaddr,
+					      const void *regs,
+					      size_t regs_size)
 {
 	struct codectl_import_info info;
+	int ret;
 
-	if (fd < 0 || !sec || !size) {
+	if (fd < 0 || !sec || !size || !regs != !regs_size) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -125,26 +153,44 @@ CODECTL_EXPORT int codectl_import_sframe(int fd, const void *sec, size_t size,
 	info.sframe_size = size;
 	info.sframe_vaddr = vaddr;
 	info.fd = fd;
-	return import_ioctl(&info);
+	info.regs = (uint64_t)(uintptr_t)regs;
+	info.regs_size = regs_size;
+	ret = import_ioctl(&info);
+	/* A module before ABI 6 knows no register table: the section alone. */
+	if (ret && errno == E2BIG && regs) {
+		info.regs = 0;
+		info.regs_size = 0;
+		ret = import_ioctl(&info);
+	}
+	return ret;
+}
+
+CODECTL_EXPORT int codectl_import_sframe(int fd, const void *sec, size_t size,
+					 uint64_t vaddr)
+{
+	return codectl_import_sframe_regs(fd, sec, size, vaddr, NULL, 0);
 }
 
 CODECTL_EXPORT int codectl_import_file(int fd, unsigned int flags,
 				       struct codectl_synth_stats *stats)
 {
+	void *sec, *regs;
+	size_t size, regs_size;
 	uint64_t vaddr;
-	size_t size;
-	void *sec;
 	int ret, saved;
 
 	if (fd < 0 || flags) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (codectl_import_synth(fd, &sec, &size, &vaddr, stats))
+	if (codectl_import_synth_regs(fd, &sec, &size, &vaddr, &regs,
+				      &regs_size, stats))
 		return -1;
-	ret = codectl_import_sframe(fd, sec, size, vaddr);
+	ret = codectl_import_sframe_regs(fd, sec, size, vaddr, regs,
+					 regs_size);
 	saved = errno;
 	free(sec);
+	free(regs);
 	errno = saved;
 	return ret;
 }

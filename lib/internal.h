@@ -21,6 +21,16 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 				struct codectl_synth_stats *stats);
 
 /*
+ * codectl__sframe_synth_range() at link-time addresses (bias 0), with the
+ * register table (CODECTL_SYNTH_REGS) of the same FDEs made in the same
+ * pass: *@regs NULL and *@regs_size 0 when the object needs none.
+ */
+int codectl__sframe_synth_both(int fd, uint64_t lo, uint64_t hi,
+			       uint64_t sec_addr, void **sec, size_t *size,
+			       void **regs, size_t *regs_size,
+			       struct codectl_synth_stats *stats);
+
+/*
  * The same from an ELF image in memory (the vdso, which has no file):
  * @image_size bytes at @image, all readable.
  */

@@ -42,14 +42,20 @@
 #define EH_PE_PCREL	0x10
 #define EH_PE_DATAREL	0x30
 
-struct synth {
-	int fp_reg;		/* what the frame-pointer column describes */
-	uint32_t xcfa_rows;	/* rows with the CFA in SFW_DWARF_XREG */
+/* The functions and rows of one section being built. */
+struct synth_tab {
 	struct sframe_wfunc *funcs;
 	uint32_t nfuncs, funcs_cap;
 	struct sframe_wrow *rows;
 	uint32_t nrows, rows_cap;
 	int open;		/* funcs[nfuncs - 1] takes more rows */
+};
+
+struct synth {
+	struct synth_tab tab;	/* the section */
+	struct synth_tab regs;	/* the register table, with @want_regs */
+	int want_regs;
+	uint32_t xcfa_rows;	/* rows with the CFA in SFW_DWARF_XREG */
 	uint64_t bias;
 	uint64_t lo, hi;	/* link-time range of the FDEs taken */
 	struct codectl_synth_stats *st;
@@ -326,41 +332,42 @@ static int plt_rows(Dwarf_Frame *fr, struct sframe_wrow r[2])
 }
 
 /* A PCMASK function of 16-byte blocks for [start, end), rows @r. */
-static int add_plt(struct synth *s, const struct sframe_wrow r[2],
-		   uint64_t start, uint64_t end)
+static int add_plt(const struct synth *s, struct synth_tab *t,
+		   const struct sframe_wrow r[2], uint64_t start, uint64_t end)
 {
 	struct sframe_wfunc *f;
 
-	s->open = 0;
+	t->open = 0;
 	if (end - start > UINT32_MAX || end - start < 16)
 		return 0;
-	if (grow((void **)&s->funcs, &s->funcs_cap, s->nfuncs,
-		 sizeof(*s->funcs)) ||
-	    grow((void **)&s->rows, &s->rows_cap, s->nrows + 1,
-		 sizeof(*s->rows)))
+	if (grow((void **)&t->funcs, &t->funcs_cap, t->nfuncs,
+		 sizeof(*t->funcs)) ||
+	    grow((void **)&t->rows, &t->rows_cap, t->nrows + 1,
+		 sizeof(*t->rows)))
 		return -1;
-	f = &s->funcs[s->nfuncs++];
+	f = &t->funcs[t->nfuncs++];
 	memset(f, 0, sizeof(*f));
 	f->start = s->bias + start;
 	f->size = (uint32_t)(end - start);
-	f->row = s->nrows;
+	f->row = t->nrows;
 	f->nrows = 2;
 	f->rep = 16;
-	s->rows[s->nrows++] = r[0];
-	s->rows[s->nrows++] = r[1];
+	t->rows[t->nrows++] = r[0];
+	t->rows[t->nrows++] = r[1];
 	return 1;
 }
 
 /* Add the row for [start, end) of one FDE. */
-static int add_row(struct synth *s, const struct sframe_wrow *r,
-		   uint64_t start, uint64_t end, int signal)
+static int add_row(const struct synth *s, struct synth_tab *t,
+		   const struct sframe_wrow *r, uint64_t start, uint64_t end,
+		   int signal)
 {
-	struct sframe_wfunc *f = s->open ? &s->funcs[s->nfuncs - 1] : NULL;
+	struct sframe_wfunc *f = t->open ? &t->funcs[t->nfuncs - 1] : NULL;
 	uint64_t fstart;
 
 	if (f && f->start + f->size != s->bias + start)
 		f = NULL;
-	if (f && same_row(&s->rows[s->nrows - 1], r) &&
+	if (f && same_row(&t->rows[t->nrows - 1], r) &&
 	    end - start <= UINT32_MAX - f->size) {
 		f->size += (uint32_t)(end - start);
 		return 0;
@@ -372,27 +379,44 @@ static int add_row(struct synth *s, const struct sframe_wrow *r,
 	if (!f) {
 		if (end - start > UINT32_MAX)
 			return 0;	/* not a function: leave it out */
-		if (grow((void **)&s->funcs, &s->funcs_cap, s->nfuncs,
-			 sizeof(*s->funcs)))
+		if (grow((void **)&t->funcs, &t->funcs_cap, t->nfuncs,
+			 sizeof(*t->funcs)))
 			return -1;
-		f = &s->funcs[s->nfuncs++];
+		f = &t->funcs[t->nfuncs++];
 		f->start = s->bias + start;
 		f->size = 0;
-		f->row = s->nrows;
+		f->row = t->nrows;
 		f->nrows = 0;
 		f->signal = (uint8_t)signal;
 		f->rep = 0;
-		s->open = 1;
+		t->open = 1;
 	}
-	if (grow((void **)&s->rows, &s->rows_cap, s->nrows, sizeof(*s->rows)))
+	if (grow((void **)&t->rows, &t->rows_cap, t->nrows, sizeof(*t->rows)))
 		return -1;
 	fstart = f->start - s->bias;
-	s->rows[s->nrows] = *r;
-	s->rows[s->nrows].start = (uint32_t)(start - fstart);
-	s->nrows++;
+	t->rows[t->nrows] = *r;
+	t->rows[t->nrows].start = (uint32_t)(start - fstart);
+	t->nrows++;
 	f->nrows++;
 	f->size += (uint32_t)(end - start);
 	return 0;
+}
+
+/*
+ * The register table's row for [start, end): the CFI row's with its
+ * frame-pointer column describing SFW_DWARF_XREG (a PLT's rows are added
+ * with the section's: the register is untouched there).
+ */
+static int add_regs_row(struct synth *s, Dwarf_Frame *fr, int ra,
+			uint64_t start, uint64_t end, int signal)
+{
+	struct sframe_wrow x;
+
+	if (row_of(fr, ra, SFW_DWARF_XREG, &x) != ROW_OK) {
+		s->regs.open = 0;
+		return 0;
+	}
+	return add_row(s, &s->regs, &x, start, end, signal);
 }
 
 /*
@@ -406,7 +430,8 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 	uint64_t pc = start, kept = 0;
 	int ret = 0;
 
-	s->open = 0;
+	s->tab.open = 0;
+	s->regs.open = 0;
 	while (pc < limit) {
 		Dwarf_Frame *fr;
 		Dwarf_Addr lo, hi;
@@ -423,10 +448,12 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 		}
 		if (hi > limit)
 			hi = limit;
-		why = row_of(fr, ra, s->fp_reg, &r);
+		why = row_of(fr, ra, SFW_DWARF_FP, &r);
 		if (why == ROW_CFA && plt_rows(fr, plt)) {
-			int added = add_plt(s, plt, pc, hi);
+			int added = add_plt(s, &s->tab, plt, pc, hi);
 
+			if (added > 0 && s->want_regs)
+				added = add_plt(s, &s->regs, plt, pc, hi);
 			if (added < 0) {
 				free(fr);
 				ret = -1;
@@ -434,6 +461,11 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 			}
 			if (added)
 				why = ROW_PLT;
+		} else if (s->want_regs &&
+			   add_regs_row(s, fr, ra, pc, hi, signal)) {
+			free(fr);
+			ret = -1;
+			break;
 		}
 		free(fr);
 		st->rows++;
@@ -441,7 +473,7 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 		switch (why) {
 		case ROW_OK:
 			s->xcfa_rows += is_xcfa(&r);
-			if (add_row(s, &r, pc, hi, signal)) {
+			if (add_row(s, &s->tab, &r, pc, hi, signal)) {
 				ret = -1;
 				break;
 			}
@@ -455,15 +487,15 @@ static int walk_fde(struct synth *s, Dwarf_CFI *cfi, uint64_t start,
 			break;
 		case ROW_CFA:
 			st->rows_cfa++;
-			s->open = 0;
+			s->tab.open = 0;
 			break;
 		case ROW_RA:
 			st->rows_ra++;
-			s->open = 0;
+			s->tab.open = 0;
 			break;
 		default:
 			st->rows_fp++;
-			s->open = 0;
+			s->tab.open = 0;
 			break;
 		}
 		if (ret)
@@ -549,20 +581,24 @@ static uint64_t text_bytes(Elf *elf, size_t phnum)
 	return sum;
 }
 
-/* The section from the rows collected, checked by the decoder. */
-static int emit(struct synth *s, uint64_t sec_addr, unsigned int flags,
-		void **sec, size_t *size)
+/*
+ * The section from the rows collected in @t, checked by the decoder;
+ * @st (the section's, not the register table's) gets its counts.
+ */
+static int emit(const struct synth_tab *t, uint64_t sec_addr,
+		unsigned int flags, void **sec, size_t *size,
+		struct codectl_synth_stats *st)
 {
 	struct sframe_sec dec;
 	uint64_t need;
 	uint8_t *buf;
 	uint32_t nfres = 0, i;
 
-	if (!s->nfuncs) {
+	if (!t->nfuncs) {
 		errno = ENODATA;
 		return -1;
 	}
-	need = sframe_write(s->funcs, s->nfuncs, s->rows, 0, NULL, 0, &nfres);
+	need = sframe_write(t->funcs, t->nfuncs, t->rows, 0, NULL, 0, &nfres);
 	if (!need || need > SIZE_MAX) {
 		errno = EOVERFLOW;
 		return -1;
@@ -572,7 +608,7 @@ static int emit(struct synth *s, uint64_t sec_addr, unsigned int flags,
 		return -1;
 	if (flags & CODECTL_SYNTH_AT_BUFFER)
 		sec_addr = (uintptr_t)buf;
-	if (sframe_write(s->funcs, s->nfuncs, s->rows, sec_addr, buf, need,
+	if (sframe_write(t->funcs, t->nfuncs, t->rows, sec_addr, buf, need,
 			 NULL) != need ||
 	    sframe_init(&dec, sec_addr, need, buf, NULL, NULL) ||
 	    sframe_validate(&dec)) {
@@ -580,21 +616,65 @@ static int emit(struct synth *s, uint64_t sec_addr, unsigned int flags,
 		errno = EPROTO;
 		return -1;
 	}
-	s->st->sframe_fdes = s->nfuncs;
-	s->st->sframe_fres = nfres;
-	for (i = 0; i < s->nfuncs; i++) {
-		struct sframe_fde fde;
+	if (st) {
+		st->sframe_fdes = t->nfuncs;
+		st->sframe_fres = nfres;
+		for (i = 0; i < t->nfuncs; i++) {
+			struct sframe_fde fde;
 
-		if (!sframe_fde_at(&dec, i, &fde) && fde.flex)
-			s->st->flex_fdes++;
+			if (!sframe_fde_at(&dec, i, &fde) && fde.flex)
+				st->flex_fdes++;
+		}
 	}
 	*sec = buf;
 	*size = (size_t)need;
 	return 0;
 }
 
+/*
+ * Where a synthesis puts what it makes: the section (@sec, @size) and/or
+ * the register table (@regs, @regs_size: NULL and 0 when the object
+ * needs none; with no section asked for, ENODATA then).
+ */
+struct synth_out {
+	void **sec;
+	size_t *size;
+	void **regs;
+	size_t *regs_size;
+};
+
+/* Both tables from the rows collected. */
+static int emit_all(struct synth *s, uint64_t sec_addr, unsigned int flags,
+		    const struct synth_out *o)
+{
+	int saved;
+
+	if (!o->sec) {
+		if (!s->xcfa_rows) {
+			errno = ENODATA;	/* no CFA there: none needed */
+			return -1;
+		}
+		return emit(&s->regs, sec_addr, flags, o->regs, o->regs_size,
+			    NULL);
+	}
+	if (emit(&s->tab, sec_addr, flags, o->sec, o->size, s->st))
+		return -1;
+	if (!o->regs)
+		return 0;
+	*o->regs = NULL;
+	*o->regs_size = 0;
+	if (!s->xcfa_rows ||
+	    !emit(&s->regs, sec_addr, flags, o->regs, o->regs_size, NULL))
+		return 0;
+	saved = errno;
+	free(*o->sec);
+	*o->sec = NULL;
+	errno = saved;
+	return -1;
+}
+
 static int synth_elf(Elf *elf, struct synth *s, uint64_t sec_addr,
-		     unsigned int flags, void **sec, size_t *size)
+		     unsigned int flags, const struct synth_out *o)
 {
 	const unsigned char *raw;
 	uint64_t *starts = NULL;
@@ -648,11 +728,7 @@ static int synth_elf(Elf *elf, struct synth *s, uint64_t sec_addr,
 		if (walk_fde(s, cfi, starts[i], limit))
 			goto out;
 	}
-	if (s->fp_reg != SFW_DWARF_FP && !s->xcfa_rows) {
-		errno = ENODATA;	/* no CFA there: no table needed */
-		goto out;
-	}
-	ret = emit(s, sec_addr, flags, sec, size);
+	ret = emit_all(s, sec_addr, flags, o);
 out:
 	dwarf_cfi_end(cfi);
 	free(starts);
@@ -662,26 +738,33 @@ out:
 /* Synthesise from the file at @fd, or else from the image at @mem. */
 static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
 		     uint64_t lo, uint64_t hi, uint64_t sec_addr,
-		     unsigned int flags, void **sec, size_t *size,
+		     unsigned int flags, const struct synth_out *o,
 		     struct codectl_synth_stats *stats)
 {
 	struct codectl_synth_stats local;
+	struct synth_out sec_only;
 	struct synth s = { 0 };
 	int ret, saved = errno;
 	Elf *elf;
 
-	if ((fd < 0 && !mem) || !sec || !size ||
-	    (flags & ~(CODECTL_SYNTH_AT_BUFFER | CODECTL_SYNTH_REGS))) {
+	if (fd < 0 && !mem) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((flags & CODECTL_SYNTH_REGS) && SFW_DWARF_XREG < 0) {
-		errno = ENODATA;	/* no such register */
-		return -1;
+	/* No register table where there is no such register: none made. */
+	if (o->regs && SFW_DWARF_XREG < 0) {
+		if (!o->sec) {
+			errno = ENODATA;
+			return -1;
+		}
+		*o->regs = NULL;
+		*o->regs_size = 0;
+		sec_only = (struct synth_out){ o->sec, o->size, NULL, NULL };
+		o = &sec_only;
 	}
 	s.st = stats ? stats : &local;
 	memset(s.st, 0, sizeof(*s.st));
-	s.fp_reg = flags & CODECTL_SYNTH_REGS ? SFW_DWARF_XREG : SFW_DWARF_FP;
+	s.want_regs = !!o->regs;
 	s.bias = bias;
 	s.lo = lo;
 	s.hi = hi;
@@ -697,14 +780,32 @@ static int synth_any(int fd, const void *mem, size_t memsize, uint64_t bias,
 		errno = ENOEXEC;
 		return -1;
 	}
-	ret = synth_elf(elf, &s, sec_addr, flags, sec, size);
+	ret = synth_elf(elf, &s, sec_addr, flags, o);
 	if (ret)
 		saved = errno;
 	elf_end(elf);
-	free(s.funcs);
-	free(s.rows);
+	free(s.tab.funcs);
+	free(s.tab.rows);
+	free(s.regs.funcs);
+	free(s.regs.rows);
 	errno = saved;
 	return ret;
+}
+
+/* The outputs @flags and the caller's pointers ask for, or -1 (EINVAL). */
+static int out_of(unsigned int flags, void **sec, size_t *size,
+		  struct synth_out *o)
+{
+	if (!sec || !size ||
+	    (flags & ~(CODECTL_SYNTH_AT_BUFFER | CODECTL_SYNTH_REGS))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (flags & CODECTL_SYNTH_REGS)
+		*o = (struct synth_out){ NULL, NULL, sec, size };
+	else
+		*o = (struct synth_out){ sec, size, NULL, NULL };
+	return 0;
 }
 
 int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
@@ -712,24 +813,42 @@ int codectl__sframe_synth_range(int fd, uint64_t bias, uint64_t lo,
 				unsigned int flags, void **sec, size_t *size,
 				struct codectl_synth_stats *stats)
 {
-	if (fd < 0) {
+	struct synth_out o;
+
+	if (fd < 0 || out_of(flags, sec, size, &o)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return synth_any(fd, NULL, 0, bias, lo, hi, sec_addr, flags, sec,
-			 size, stats);
+	return synth_any(fd, NULL, 0, bias, lo, hi, sec_addr, flags, &o,
+			 stats);
+}
+
+int codectl__sframe_synth_both(int fd, uint64_t lo, uint64_t hi,
+			       uint64_t sec_addr, void **sec, size_t *size,
+			       void **regs, size_t *regs_size,
+			       struct codectl_synth_stats *stats)
+{
+	struct synth_out o = { sec, size, regs, regs_size };
+
+	if (fd < 0 || !sec || !size || !regs || !regs_size) {
+		errno = EINVAL;
+		return -1;
+	}
+	return synth_any(fd, NULL, 0, 0, lo, hi, sec_addr, 0, &o, stats);
 }
 
 int codectl__sframe_synth_mem(const void *image, size_t image_size,
 			      uint64_t bias, uint64_t lo, uint64_t hi,
 			      unsigned int flags, void **sec, size_t *size)
 {
-	if (!image || !image_size) {
+	struct synth_out o;
+
+	if (!image || !image_size || out_of(flags, sec, size, &o)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return synth_any(-1, image, image_size, bias, lo, hi, 0, flags, sec,
-			 size, NULL);
+	return synth_any(-1, image, image_size, bias, lo, hi, 0, flags, &o,
+			 NULL);
 }
 
 CODECTL_EXPORT int codectl_sframe_synth(int fd, uint64_t bias,

@@ -38,6 +38,8 @@
 #define CODECTL_ARCH_DWARF_FP		29	/* x29 */
 #define CODECTL_ARCH_DWARF_LR		30	/* x30 */
 #define CODECTL_ARCH_DWARF_SP		31	/* sp */
+/* No register table (regtab.c): no CFA of AArch64's is in another register. */
+#define CODECTL_ARCH_DWARF_XREG		(-1)
 
 /* pt_regs offsets of the DWARF registers 0-31 (x0-x30, sp; an initialiser). */
 #define CODECTL_ARCH_PT_REG(n)	offsetof(struct pt_regs, regs[n])

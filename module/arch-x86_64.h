@@ -22,6 +22,11 @@
 /* DWARF numbers of the registers SFrame FLEX rules name. */
 #define CODECTL_ARCH_DWARF_FP		6	/* rbp */
 #define CODECTL_ARCH_DWARF_SP		7	/* rsp */
+/*
+ * The register an import's register table describes (regtab.c): rbx,
+ * in which glibc's _dl_runtime_resolve_xsavec keeps its CFA.
+ */
+#define CODECTL_ARCH_DWARF_XREG		3
 
 /* pt_regs offsets of the DWARF registers 0-15 (an initialiser). */
 #define CODECTL_ARCH_DWARF_PT_REGS {					\

@@ -395,6 +395,7 @@ static void discovery_import(struct discovery_obj *o)
 	o->of.src.sframe_start = start;
 	o->of.src.sframe_end = end;
 	o->of.src.ksframe = sec;
+	o->of.src.regtab = codectl_import_regtab(o->imp);
 	o->of.src.origin |= CODECTL_ORIGIN_SYNTH;
 	/* The sharing key's content part, hashed once at import. */
 	o->of.key.size = size;

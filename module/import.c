@@ -56,6 +56,8 @@
  * @gone:	unhashed (replaced, removed, evicted, or its file changed)
  * @table:	the shared flat table (or kernel copy) registrations built
  *		from @sec, kept while the import lives, or NULL
+ * @regtab:	the register table imported with @sec (regtab.c), or NULL;
+ *		set before insertion, never changed
  * @charge:	what it costs its owner (import-budget.c): @size, and
  *		@table's bytes once kept
  */
@@ -74,6 +76,7 @@ struct codectl_import {
 	struct timespec64 ctime;
 	bool gone;
 	struct codectl_shared_flat *table;
+	struct codectl_regtab *regtab;
 	struct codectl_charge charge;
 };
 
@@ -106,9 +109,21 @@ static void codectl_import_free(struct codectl_import *imp)
 {
 	if (imp->table)
 		codectl_share_put(imp->table);
+	codectl_regtab_put(imp->regtab);
 	kvfree(imp->sec);
 	kfree(imp->pathname);
 	kfree(imp);
+}
+
+/**
+ * codectl_import_regtab() - the register table imported with a section
+ * @imp:	an import, from codectl_import_get()
+ *
+ * Return: the table, valid while the caller holds @imp, or NULL.
+ */
+struct codectl_regtab *codectl_import_regtab(const struct codectl_import *imp)
+{
+	return imp->regtab;
 }
 
 /**
@@ -548,7 +563,10 @@ static int codectl_import_args_ok(const struct codectl_import_info *info)
 	    check_add_overflow(info->sframe_vaddr, info->sframe_size, &end) ||
 	    end > TASK_SIZE_MAX)
 		return -EINVAL;
-	if (info->sframe_size > codectl_budget_max())
+	if (!info->regs != !info->regs_size)
+		return -EINVAL;
+	if (info->sframe_size > codectl_budget_max() ||
+	    info->regs_size > codectl_budget_max())
 		return -EFBIG;	/* could never be held */
 	return 0;
 }
@@ -616,6 +634,7 @@ static int codectl_import_add(struct file *file,
 	struct codectl_import *imp;
 	struct codectl_file_elf elf;
 	char *buf, *path;
+	u8 *regs = NULL;
 	int ret;
 
 	ret = codectl_import_args_ok(info);
@@ -647,10 +666,30 @@ static int codectl_import_add(struct file *file,
 	ret = -EFAULT;
 	if (copy_from_user(imp->sec, u64_to_user_ptr(info->sframe), imp->size))
 		goto out;
+	if (info->regs) {
+		regs = kvmalloc(info->regs_size, GFP_KERNEL_ACCOUNT);
+		ret = -ENOMEM;
+		if (!regs)
+			goto out;
+		ret = -EFAULT;
+		if (copy_from_user(regs, u64_to_user_ptr(info->regs),
+				   info->regs_size))
+			goto out;
+	}
 	ret = codectl_sframe_check_copy(imp->sec, imp->sframe_vaddr, imp->size,
 					elf.obj.text_vaddr, elf.obj.text_end);
 	if (ret)
 		goto out;
+	if (regs) {
+		ret = codectl_regtab_build(regs, imp->sframe_vaddr,
+					   info->regs_size, elf.obj.text_vaddr,
+					   elf.obj.text_end, &imp->regtab);
+		kvfree(regs);
+		regs = NULL;
+		if (ret)
+			goto out;
+		imp->charge.bytes += codectl_regtab_bytes(imp->regtab);
+	}
 	imp->sec_hash = codectl_share_content(imp->sec, imp->size);
 
 	/* The section was checked against the file identified, unwritten. */
@@ -674,6 +713,7 @@ static int codectl_import_add(struct file *file,
 	}
 	return codectl_import_hash_content(imp, file, inode, &elf.obj.id, &ct);
 out:
+	kvfree(regs);
 	codectl_import_free(imp);
 	return ret;
 }
@@ -699,7 +739,8 @@ long codectl_import_ioctl(const void __user *uinfo, size_t usize)
 	if (ret)
 		return ret;
 	if ((info.flags & ~CODECTL_IMPORT_FLAGS_ALL) ||
-	    hweight32(info.flags) > 1 || info.__reserved)
+	    hweight32(info.flags) > 1 || info.__reserved ||
+	    (info.flags && (info.regs || info.regs_size)))
 		return -EINVAL;
 	if (info.flags & CODECTL_IMPORT_CLEAR) {
 		codectl_import_drop(NULL);
@@ -726,8 +767,8 @@ long codectl_import_ioctl(const void __user *uinfo, size_t usize)
  * @v:		unused
  *
  * A line per import: device, inode, build id, link-time text range,
- * section address and size, pathname; then the totals (the tables kept
- * summed here).
+ * section address and size, its register table's bytes (0: none),
+ * pathname; then the totals (the tables kept summed here).
  *
  * Return: 0.
  */
@@ -749,8 +790,10 @@ int codectl_imports_show(struct seq_file *m, void *v)
 			seq_printf(m, "%02x", imp->obj.build_id[i]);
 		if (!imp->obj.build_id_len)
 			seq_puts(m, "-");
-		seq_printf(m, " %llx-%llx %llx %llu %s\n", imp->obj.text_vaddr,
-			   imp->obj.text_end, imp->sframe_vaddr, imp->size,
+		seq_printf(m, " %llx-%llx %llx %llu %llu %s\n",
+			   imp->obj.text_vaddr, imp->obj.text_end,
+			   imp->sframe_vaddr, imp->size,
+			   imp->regtab ? codectl_regtab_bytes(imp->regtab) : 0,
 			   imp->pathname ?: "-");
 	}
 	seq_printf(m, "imports %lu\nbytes %lu\n", codectl_import_count,

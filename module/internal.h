@@ -56,6 +56,9 @@ struct sframe_sec;
  *		each walk sets it up)
  * @shared:	the holder of @sframe_flat's arrays when they are shared
  *		with other address spaces (share.c), or NULL
+ * @xreg_flat:	the flat table of the register table imported with the
+ *		section (its own header, @regtab's arrays), or NULL
+ * @regtab:	that register table (regtab.c), a reference, or NULL
  * @sframe_mem: bytes the flat table or the set-up section holds
  * @sframe_version: the SFrame header's version, 0 without SFrame
  * @num_fdes:	FDEs the header declares
@@ -91,6 +94,8 @@ struct codectl_reg {
 	struct sframe_flat *sframe_flat;
 	struct sframe_sec *sframe_sec;
 	struct codectl_shared_flat *shared;
+	struct sframe_flat *xreg_flat;
+	struct codectl_regtab *regtab;
 	u64 charge;
 	u64 sframe_mem;
 	u32 sframe_version;
@@ -443,6 +448,8 @@ struct codectl_share_key {
  * @kbuild_id:	kernel bytes, used instead of @ubuild_id when not NULL
  * @ksframe:	a kernel copy of the SFrame section (e.g. read from the
  *		file), used instead of reading it from user memory, or NULL
+ * @regtab:	the register table imported with it (regtab.c), or NULL:
+ *		the registration takes a reference
  * @build_id_len: bytes of the build id (0: none)
  * @debug_link_crc: CRC32 of the debug link file
  * @share:	when not NULL (discovery, with @ksframe), the flat table
@@ -470,6 +477,7 @@ struct codectl_elf_src {
 	const char *kdebug_link;
 	const u8 *kbuild_id;
 	const u8 *ksframe;
+	struct codectl_regtab *regtab;
 	struct codectl_share_key *share;
 	struct file *file;
 	u32 build_id_len;
@@ -571,6 +579,17 @@ int codectl_sframe_check_user(u64 start, u64 end, u64 text_start,
 bool codectl_jit_table_ok(const struct codectl_jit_unwind_table *tab);
 int codectl_sframe_check_copy(const u8 *mem, u64 addr, u64 size,
 			      u64 text_start, u64 text_end);
+int codectl_flat_of_copy(const u8 *mem, u64 addr, u64 size, u64 text_start,
+			 u64 text_end, struct sframe_flat *flat, u64 *bytes);
+void codectl_flat_free_arrays(struct sframe_flat *flat);
+
+/* regtab.c: register tables, imported with a section */
+struct codectl_regtab;
+int codectl_regtab_build(const u8 *mem, u64 addr, u64 size, u64 text_start,
+			 u64 text_end, struct codectl_regtab **out);
+u64 codectl_regtab_bytes(const struct codectl_regtab *t);
+int codectl_regtab_attach(struct codectl_reg *reg, struct codectl_regtab *t);
+void codectl_regtab_put(struct codectl_regtab *t);
 
 /* share.c */
 u32 codectl_share_content(const u8 *mem, u64 size);
@@ -718,6 +737,7 @@ struct codectl_import *codectl_import_get(const struct codectl_file_obj *obj,
 					  const u8 **sec, u64 *size,
 					  u64 *vaddr, u32 *sec_hash);
 void codectl_import_put(struct codectl_import *imp);
+struct codectl_regtab *codectl_import_regtab(const struct codectl_import *imp);
 bool codectl_import_verify(struct codectl_import *imp, struct file *file);
 void codectl_import_keep_table(struct codectl_import *imp,
 			       const struct codectl_share_key *k);

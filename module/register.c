@@ -248,17 +248,32 @@ module_param_named(sframe_flat_max, codectl_sframe_flat_max, ulong, 0644);
 MODULE_PARM_DESC(sframe_flat_max,
 		 "SFrame sections up to this size (default 4 MiB) get a flat lookup table in the kernel at registration (about 8 bytes per FRE, counted against max_bytes); larger ones, and any that would not fit max_bytes, are decoded at each unwind: in user memory, or synthesised ones (imports) in the kernel's copy");
 
-/*
- * Build the flat lookup table of a checked copy of a section into @reg,
- * if it fits in @room bytes and within the expansion bound: its size is
- * known before anything is allocated.
- * Return: 0, or -ENOMEM / -E2BIG when the section gets none (it is then
- * decoded in user memory at each unwind).
+/**
+ * codectl_flat_free_arrays() - free what a flat table's arrays hold
+ * @flat:	a table filled by codectl_flat_fill() (not the struct itself)
  */
-static int codectl_sframe_flatten(struct codectl_reg *reg,
-				  const struct sframe_sec *sec, u64 room)
+void codectl_flat_free_arrays(struct sframe_flat *flat)
 {
-	struct sframe_flat *flat;
+	kvfree(flat->offs);
+	kvfree(flat->rule_of);
+	kvfree(flat->rules);
+	kvfree(flat->index);
+	flat->offs = NULL;
+	flat->rule_of = NULL;
+	flat->rules = NULL;
+	flat->index = NULL;
+}
+
+/*
+ * Fill the flat lookup table @flat (zeroed) of a checked copy of a
+ * section, if it fits in @room bytes and within the expansion bound: its
+ * size is known before anything is allocated.  *@mem gets its bytes.
+ * Return: 0, or -ENOMEM / -E2BIG when the section gets none (its arrays
+ * are freed).
+ */
+static int codectl_flat_fill(const struct sframe_sec *sec, u64 room,
+			     struct sframe_flat *flat, u64 *mem)
+{
 	struct sframe_rule *rules;
 	u32 *hash, *index = NULL, n, words = 0;
 	int ret = -ENOMEM;
@@ -269,11 +284,6 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 		return -E2BIG;
 	if (codectl_flat_bytes(n) > room)
 		return -ENOMEM;
-	flat = kzalloc(sizeof(*flat), GFP_KERNEL_ACCOUNT);
-	if (!flat)
-		return -ENOMEM;
-	/* From here on codectl_reg_drop_sframe_tables() frees what there is. */
-	reg->sframe_flat = flat;
 	rules = kvmalloc_array(CODECTL_FLAT_MAX_RULES, sizeof(*rules),
 			       GFP_KERNEL_ACCOUNT);
 	hash = kvmalloc_array(1U << CODECTL_FLAT_HASH_BITS, sizeof(*hash),
@@ -303,17 +313,76 @@ static int codectl_sframe_flatten(struct codectl_reg *reg,
 			goto out;
 		sframe_flat_index_build(flat, index, words, shift);
 	}
-	reg->sframe_mem = sframe_flat_mem(flat, words);
+	*mem = sframe_flat_mem(flat, words);
 	ret = 0;
 out:
 	/* The scratch rules are freed below, not with the table. */
 	if (flat->rules == rules)
 		flat->rules = NULL;
 	if (ret)
-		codectl_reg_drop_sframe_tables(reg);
+		codectl_flat_free_arrays(flat);
 	kvfree(rules);
 	kvfree(hash);
 	return ret;
+}
+
+/*
+ * Build the flat lookup table of a checked copy of a section into @reg,
+ * if it fits in @room bytes (codectl_flat_fill()).
+ * Return: 0, or -ENOMEM / -E2BIG when the section gets none (it is then
+ * decoded in user memory at each unwind).
+ */
+static int codectl_sframe_flatten(struct codectl_reg *reg,
+				  const struct sframe_sec *sec, u64 room)
+{
+	struct sframe_flat *flat;
+	u64 mem;
+	int ret;
+
+	flat = kzalloc(sizeof(*flat), GFP_KERNEL_ACCOUNT);
+	if (!flat)
+		return -ENOMEM;
+	ret = codectl_flat_fill(sec, room, flat, &mem);
+	if (ret) {
+		kfree(flat);
+		return ret;
+	}
+	reg->sframe_flat = flat;
+	reg->sframe_mem = mem;
+	return 0;
+}
+
+/**
+ * codectl_flat_of_copy() - check a kernel copy of a section and flatten it
+ * @mem:	the section
+ * @addr:	the address it is decoded at
+ * @size:	its size
+ * @text_start:	its functions must lie in [@text_start, @text_end), the
+ *		table's offsets are from @text_start
+ * @text_end:	see @text_start
+ * @flat:	out: the table (zeroed before), its arrays allocated here
+ *		(codectl_flat_free_arrays())
+ * @bytes:	out: what its arrays hold
+ *
+ * The full checks of registration, then the flat table, which must fit
+ * the expansion bound and CODECTL_FLAT_MAX_RULES: an import's register
+ * table (regtab.c), which the unwinder looks up in flat tables only.
+ * Task context.
+ *
+ * Return: 0, -ENOEXEC (refused), -E2BIG (no flat table), -ENOMEM.
+ */
+int codectl_flat_of_copy(const u8 *mem, u64 addr, u64 size, u64 text_start,
+			 u64 text_end, struct sframe_flat *flat, u64 *bytes)
+{
+	struct sframe_sec sec;
+	int err;
+
+	err = sframe_init(&sec, addr, size, mem, NULL, NULL);
+	if (!err)
+		err = codectl_sframe_check_sec(&sec, text_start, text_end, true);
+	if (err)
+		return -ENOEXEC;
+	return codectl_flat_fill(&sec, U64_MAX, flat, bytes);
 }
 
 /*
@@ -701,6 +770,8 @@ int codectl_register_elf(const struct codectl_elf_src *src)
 	}
 	if (src->sframe_start) {
 		ret = codectl_sframe_admit(reg, src->ksframe, src->share);
+		if (!ret && src->regtab)
+			ret = codectl_regtab_attach(reg, src->regtab);
 		if (ret)
 			goto out;
 	}

@@ -86,7 +86,8 @@ void codectl_reg_put(struct codectl_reg *reg)
 
 /**
  * codectl_reg_drop_sframe_tables() - free a registration's SFrame lookup
- *	data (flat table, or set-up section, its kernel copy, FDE index)
+ *	data (flat table, or set-up section, its kernel copy, FDE index;
+ *	its register table)
  * @reg:	a registration not yet inserted (or being freed)
  *
  * The unwinder then sets the section up at each walk and decodes it in
@@ -104,12 +105,14 @@ void codectl_reg_drop_sframe_tables(struct codectl_reg *reg)
 		codectl_share_put(reg->shared);
 		reg->shared = NULL;
 	} else if (flat) {
-		kvfree(flat->offs);
-		kvfree(flat->rule_of);
-		kvfree(flat->rules);
-		kvfree(flat->index);
+		codectl_flat_free_arrays(flat);
 		kfree(flat);
 	}
+	/* Our own header; the arrays are the register table's. */
+	kfree(reg->xreg_flat);
+	codectl_regtab_put(reg->regtab);
+	reg->xreg_flat = NULL;
+	reg->regtab = NULL;
 	if (reg->sframe_sec) {
 		kvfree(reg->sframe_sec->mem);	/* a kernel copy, or NULL */
 		kvfree(reg->sframe_sec->index);

@@ -222,7 +222,8 @@ codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 	}
 	/*
 	 * Other registers are known only in the innermost frame and in
-	 * frames a signal interrupted.
+	 * frames a signal interrupted; the register tables' register also
+	 * where the tables carried it (codectl_xreg_step()).
 	 */
 	if (base >= ARRAY_SIZE(codectl_dwarf_regs))
 		return CODECTL_STOP_TABLE;
@@ -234,6 +235,11 @@ codectl_base_value(const struct codectl_walk *w, u16 base, u64 cfa, u64 *val)
 	if (f->sigctx)
 		return codectl_read_u64(w, f->sigctx +
 					8 * codectl_dwarf_sigctx[base], val);
+	if (CODECTL_ARCH_DWARF_XREG >= 0 && base == CODECTL_ARCH_DWARF_XREG &&
+	    f->xreg_known) {
+		*val = f->xreg;
+		return STEP_OK;
+	}
 	return CODECTL_STOP_TABLE;
 }
 
@@ -263,7 +269,9 @@ struct codectl_caller {
 	u64 cfa;
 	u64 ra;
 	u64 fp;
+	u64 xreg;
 	bool fp_saved;
+	bool xreg_known;
 };
 
 static __always_inline int codectl_eval(const struct codectl_walk *w,
@@ -279,6 +287,7 @@ static __always_inline int codectl_eval(const struct codectl_walk *w,
 		return CODECTL_STOP_TABLE;
 	c->fp = w->f.fp;
 	c->fp_saved = w->f.fp_saved;
+	c->xreg_known = false;	/* unless a register table says (SFrame) */
 	ret = codectl_loc_value(w, &rule->cfa, 0, &c->cfa);
 	if (ret)
 		return ret;
@@ -315,6 +324,8 @@ static __always_inline int codectl_to_caller(struct codectl_walk *w,
 	w->f.sp = c->cfa;
 	w->f.fp = c->fp;
 	w->f.fp_saved = c->fp_saved;
+	w->f.xreg = c->xreg;
+	w->f.xreg_known = c->xreg_known;
 	w->method = how;
 	return STEP_OK;
 }
@@ -430,6 +441,7 @@ static int codectl_step_signal(struct codectl_walk *w)
 	f->sp = sp;
 	f->fp = fp;
 	f->fp_saved = false;
+	f->xreg_known = false;	/* in the sigcontext */
 	f->regs = NULL;
 	f->exact = true;
 	w->method = CODECTL_FRAME_SIGNAL;
@@ -589,12 +601,41 @@ static __always_inline int codectl_eval_shape(const struct codectl_walk *w,
 	return CODECTL_STOP_TABLE;
 }
 
+/*
+ * The register a register table describes (regtab.c), in the caller @c
+ * the rule for @pc of @reg gave (its CFA computed): as the table's rule
+ * for @pc says, from this frame's value or where this frame saved it.
+ * Unknown where @reg has no table or the table no rule: it matters only
+ * for a CFA based on that register further up (glibc's lazy-binding
+ * trampoline), which is then cut as without tables.  A failed read only
+ * makes it unknown.  One flat-table lookup, for objects with a table.
+ */
+static __always_inline void codectl_xreg_step(const struct codectl_walk *w,
+					      const struct codectl_reg *reg,
+					      u64 pc, struct codectl_caller *c)
+{
+	const struct sframe_rule *r;
+
+	if (CODECTL_ARCH_DWARF_XREG < 0 || !reg->xreg_flat)
+		return;
+	r = sframe_flat_find(reg->xreg_flat, pc);
+	if (!r)
+		return;
+	if (r->fp.kind == SFRAME_LOC_SAME)
+		c->xreg_known = !codectl_base_value(w, CODECTL_ARCH_DWARF_XREG,
+						    c->cfa, &c->xreg);
+	else
+		c->xreg_known = !codectl_loc_value(w, &r->fp, c->cfa,
+						   &c->xreg);
+}
+
 static __always_inline int
 codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		    u64 pc)
 {
 	const struct sframe_rule *rule;
 	struct sframe_rule decoded;
+	struct codectl_caller c;
 	int ret;
 
 	if (reg->sframe_flat) {
@@ -610,11 +651,11 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		}
 		rule = w->rc_rule;
 		if (w->rc_shape != CODECTL_SHAPE_ANY) {
-			struct codectl_caller c;
-
 			ret = codectl_eval_shape(w, &c);
-			return ret ?: codectl_to_caller(w, &c,
-							CODECTL_FRAME_SFRAME);
+			if (ret)
+				return ret;
+			codectl_xreg_step(w, reg, pc, &c);
+			return codectl_to_caller(w, &c, CODECTL_FRAME_SFRAME);
 		}
 		if (!rule)
 			return STEP_NO_RULE;
@@ -629,7 +670,11 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 	if (rule->flags & SFRAME_RULE_OUTERMOST ||
 	    rule->ra.kind == SFRAME_LOC_UNDEF)
 		return CODECTL_STOP_OUTERMOST;
-	return codectl_apply(w, rule, CODECTL_FRAME_SFRAME);
+	ret = codectl_eval(w, rule, &c);
+	if (ret)
+		return ret;
+	codectl_xreg_step(w, reg, pc, &c);
+	return codectl_to_caller(w, &c, CODECTL_FRAME_SFRAME);
 }
 
 /* ---- JIT tables ------------------------------------------------------ */
@@ -1291,8 +1336,8 @@ unsigned int codectl_walk_repeats(struct codectl_walk *w, u64 *ips,
 static noinline void codectl_walk_step(struct codectl_walk *w)
 {
 	/* What a step changes (codectl_to_caller()), for the fallback. */
-	const u64 ip = w->f.ip, sp = w->f.sp, fp = w->f.fp;
-	const bool fp_saved = w->f.fp_saved;
+	const u64 ip = w->f.ip, sp = w->f.sp, fp = w->f.fp, xreg = w->f.xreg;
+	const bool fp_saved = w->f.fp_saved, xreg_known = w->f.xreg_known;
 	const unsigned int method = w->method;
 	int ret;
 
@@ -1317,6 +1362,8 @@ static noinline void codectl_walk_step(struct codectl_walk *w)
 		w->f.sp = sp;
 		w->f.fp = fp;
 		w->f.fp_saved = fp_saved;
+		w->f.xreg = xreg;
+		w->f.xreg_known = xreg_known;
 		w->method = method;
 		if (!codectl_verdict(w, codectl_step_no_table(w))) {
 			w->fallbacks++;

@@ -57,6 +57,12 @@ struct codectl_set;
  * @fp_saved:	@fp was read from where a callee saved it, not taken from
  *		the registers of the innermost or a signal-interrupted frame
  *		(which code without frame pointers uses for anything)
+ * @xreg:	the value of the register that register tables describe
+ *		(x86-64: rbx, CODECTL_ARCH_DWARF_XREG), when @xreg_known
+ * @xreg_known:	@xreg was carried from the innermost frame through the
+ *		register tables of every frame since (regtab.c); the
+ *		innermost and signal-interrupted frames have it in @regs and
+ *		@sigctx instead
  */
 struct codectl_uframe {
 	u64 ip;
@@ -64,8 +70,10 @@ struct codectl_uframe {
 	u64 fp;
 	const struct pt_regs *regs;
 	u64 sigctx;
+	u64 xreg;
 	bool exact;
 	bool fp_saved;
+	bool xreg_known;
 };
 
 /**

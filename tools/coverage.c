@@ -189,7 +189,7 @@ static int entry_kind(const unsigned char *md, uint64_t size, char *hex,
 	    !memcmp(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic)) &&
 	    hdr.file_size == size &&
 	    !memcmp(hdr.file_sha256, md, DIGEST_LEN) &&
-	    (uint64_t)st.st_size == sizeof(hdr) + hdr.size &&
+	    (uint64_t)st.st_size == sizeof(hdr) + hdr.size + hdr.regs_size &&
 	    ((hdr.kind == ENTRY_NO_CFI && !hdr.size) ||
 	     (hdr.kind == ENTRY_SECTION && hdr.size)))
 		kind = hdr.kind;

@@ -137,8 +137,9 @@ void entry_path(const unsigned char *md, char *buf, size_t len)
 
 /*
  * Read the entry at @path for an object of @file_size bytes whose
- * SHA-256 is @md: 0 with @hdr (and @sec for a section), -1 when absent,
- * -2 when it was bad (removed).
+ * SHA-256 is @md: 0 with @hdr (and @sec for a section: the section's
+ * @hdr->size bytes, then its register table's @hdr->regs_size), -1 when
+ * absent, -2 when it was bad (removed).
  */
 int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 	       struct entry_hdr *hdr, void **sec)
@@ -155,7 +156,8 @@ int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 	if (fstat(fd, &st) || pread(fd, hdr, sizeof(*hdr), 0) != sizeof(*hdr))
 		goto bad;
 	if (!memcmp(hdr->magic, ENTRY_MAGIC_OLD, sizeof(hdr->magic)) ||
-	    !memcmp(hdr->magic, ENTRY_MAGIC_OLD3, sizeof(hdr->magic))) {
+	    !memcmp(hdr->magic, ENTRY_MAGIC_OLD3, sizeof(hdr->magic)) ||
+	    !memcmp(hdr->magic, ENTRY_MAGIC_OLD4, sizeof(hdr->magic))) {
 		/* An earlier format or synthesiser: synthesised again. */
 		close(fd);
 		unlink(path);
@@ -165,16 +167,20 @@ int entry_read(const char *path, const unsigned char *md, uint64_t file_size,
 	    hdr->file_size != file_size ||
 	    memcmp(hdr->file_sha256, md, DIGEST_LEN) ||
 	    (hdr->kind != ENTRY_SECTION && hdr->kind != ENTRY_NO_CFI) ||
-	    (uint64_t)st.st_size != sizeof(*hdr) + hdr->size)
+	    hdr->size > ENTRY_MAX || hdr->regs_size > ENTRY_MAX ||
+	    (uint64_t)st.st_size != sizeof(*hdr) + hdr->size + hdr->regs_size)
+		goto bad;
+	if (hdr->kind == ENTRY_NO_CFI && hdr->regs_size)
 		goto bad;
 	if (hdr->kind == ENTRY_SECTION) {
-		if (!hdr->size || hdr->size > ENTRY_MAX)
+		size_t len = hdr->size + hdr->regs_size;
+
+		if (!hdr->size)
 			goto bad;
-		buf = malloc(hdr->size);
-		if (!buf || pread(fd, buf, hdr->size, sizeof(*hdr)) !=
-		    (ssize_t)hdr->size)
+		buf = malloc(len);
+		if (!buf || pread(fd, buf, len, sizeof(*hdr)) != (ssize_t)len)
 			goto bad;
-		section_sum(buf, hdr->size, sum);
+		section_sum(buf, len, sum);
 		if (memcmp(sum, hdr->sum, DIGEST_LEN))
 			goto bad;
 	}
@@ -193,7 +199,8 @@ bad:
 }
 
 /*
- * Write an entry: a temporary file of its own, then rename(): a reader
+ * Write an entry (@sec: the section's and the register table's bytes,
+ * as entry_read() gives them): a temporary file of its own, then rename(): a reader
  * sees the whole entry or none, and concurrent writers (two daemons, a
  * second host on a shared cache) each write theirs whole.
  */
@@ -201,6 +208,7 @@ int entry_write(const char *path, const struct entry_hdr *hdr,
 		       const void *sec)
 {
 	char tmp[4200];
+	size_t len;
 	int fd, ok;
 
 	snprintf(tmp, sizeof(tmp), "%s/.tmp.%d.%ld", d.cache, (int)getpid(),
@@ -208,9 +216,9 @@ int entry_write(const char *path, const struct entry_hdr *hdr,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
+	len = hdr->size + hdr->regs_size;
 	ok = write(fd, hdr, sizeof(*hdr)) == sizeof(*hdr) &&
-	     (!hdr->size || write(fd, sec, hdr->size) == (ssize_t)hdr->size) &&
-	     fsync(fd) == 0;
+	     (!len || write(fd, sec, len) == (ssize_t)len) && fsync(fd) == 0;
 	if (close(fd) || !ok || rename(tmp, path)) {
 		unlink(tmp);
 		return -1;

@@ -169,7 +169,8 @@ static void prime_file(const char *path, struct prime *p)
 	if (!err && !entry_read(entry, md, st.st_size, &hdr, &sec)) {
 		if (wrote) {
 			p->written++;
-			p->cache_bytes += sizeof(hdr) + hdr.size;
+			p->cache_bytes += sizeof(hdr) + hdr.size +
+					  hdr.regs_size;
 		}
 		if (hdr.kind == ENTRY_SECTION) {
 			p->sections++;

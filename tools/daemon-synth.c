@@ -5,8 +5,9 @@
  * hostile ELF costs a child without privileges, never the daemon), from
  * a sealed copy of the file whose SHA-256 the daemon took: the entry's
  * key is the digest of the very bytes synthesised from, whatever the
- * file's owner writes to it meanwhile.  The child sends the section back
- * down a pipe and the daemon writes the cache entry.
+ * file's owner writes to it meanwhile.  The child sends the section (and
+ * its register table, where the object needs one: ld.so) back down a
+ * pipe and the daemon writes the cache entry.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,8 +73,8 @@ static void synth_child(int fd, int out, uint64_t file_size)
 		      cpu = { SYNTH_SECONDS, SYNTH_SECONDS };
 	struct entry_hdr hdr;
 	uint64_t vaddr;
-	size_t size;
-	void *sec = NULL;
+	size_t size, regs_size = 0;
+	void *sec = NULL, *regs = NULL;
 
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -89,19 +90,24 @@ static void synth_child(int fd, int out, uint64_t file_size)
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic));
 	hdr.file_size = file_size;
-	if (codectl_import_synth(fd, &sec, &size, &vaddr, NULL)) {
+	if (codectl_import_synth_regs(fd, &sec, &size, &vaddr, &regs,
+				      &regs_size, NULL)) {
 		int err = errno;
 
 		if (err != ENOENT && err != ENODATA)
 			_exit(err & 0xff ?: EIO);
 		hdr.kind = ENTRY_NO_CFI;
 	} else {
+		if (regs_size > ENTRY_MAX)
+			_exit(EFBIG);
 		hdr.kind = ENTRY_SECTION;
 		hdr.vaddr = vaddr;
 		hdr.size = size;
+		hdr.regs_size = (uint32_t)regs_size;
 	}
 	if (!pipe_all(out, &hdr, sizeof(hdr), 1) ||
-	    (hdr.size && !pipe_all(out, sec, hdr.size, 1)))
+	    (hdr.size && !pipe_all(out, sec, hdr.size, 1)) ||
+	    (hdr.regs_size && !pipe_all(out, regs, hdr.regs_size, 1)))
 		_exit(EIO);
 	_exit(0);
 }
@@ -177,13 +183,16 @@ int synth_entry(int fd, const unsigned char *md, const char *path,
 	ok = pipe_all(p[0], &hdr, sizeof(hdr), 0) &&
 	     !memcmp(hdr.magic, ENTRY_MAGIC, sizeof(hdr.magic)) &&
 	     hdr.file_size == file_size &&
-	     (hdr.kind == ENTRY_NO_CFI ? !hdr.size :
-	      hdr.kind == ENTRY_SECTION && hdr.size && hdr.size <= ENTRY_MAX);
+	     (hdr.kind == ENTRY_NO_CFI ? !hdr.size && !hdr.regs_size :
+	      hdr.kind == ENTRY_SECTION && hdr.size && hdr.size <= ENTRY_MAX &&
+	      hdr.regs_size <= ENTRY_MAX);
 	if (ok && hdr.size) {
-		sec = malloc(hdr.size);
-		ok = sec && pipe_all(p[0], sec, hdr.size, 0);
+		size_t len = hdr.size + hdr.regs_size;
+
+		sec = malloc(len);
+		ok = sec && pipe_all(p[0], sec, len, 0);
 		if (ok)
-			section_sum(sec, hdr.size, hdr.sum);
+			section_sum(sec, len, hdr.sum);
 	}
 	memcpy(hdr.file_sha256, md, DIGEST_LEN);
 	close(p[0]);

@@ -188,7 +188,8 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 			if (r)
 				continue;
 			/* Past its owner's share of the cache: used once. */
-			if (!share_cache(owner, sizeof(hdr) + hdr.size)) {
+			if (!share_cache(owner, sizeof(hdr) + hdr.size +
+						hdr.regs_size)) {
 				say("%s: not kept in the cache (%s's share is "
 				    "full)", name, who);
 				unlink(path);
@@ -202,15 +203,24 @@ static enum verdict cover(int fd, const struct stat *st, const char *name,
 			return V_NO_CFI;
 		}
 		t_import = now_ms();
-		r = codectl_import_sframe(fd, sec, hdr.size, hdr.vaddr);
+		r = codectl_import_sframe_regs(fd, sec, hdr.size, hdr.vaddr,
+					       hdr.regs_size ?
+					       (char *)sec + hdr.size : NULL,
+					       hdr.regs_size);
 		err = errno;
 		t_import = now_ms() - t_import;
 		free(sec);
 		if (!r) {
-			say("imported %s (%" PRIu64 " bytes; its digest %s%.0f "
-			    "ms, the entry %.0f ms, the import %.0f ms)", name,
-			    hdr.size, indexed ? "by the index " : "", t_digest,
-			    t_entry, t_import);
+			char regs[48] = "";
+
+			if (hdr.regs_size)
+				snprintf(regs, sizeof(regs),
+					 ", register table %u", hdr.regs_size);
+			say("imported %s (%" PRIu64 " bytes%s; its digest %s"
+			    "%.0f ms, the entry %.0f ms, the import %.0f ms)",
+			    name, hdr.size, regs,
+			    indexed ? "by the index " : "", t_digest, t_entry,
+			    t_import);
 			d.imported++;
 			return V_IMPORTED;
 		}

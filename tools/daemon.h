@@ -36,16 +36,21 @@
 #define OWNER_SYSTEM	UINT64_MAX	/* root's files, root alone writes */
 #define OWNER_NOBODY	(UINT64_MAX - 1)	/* no process to charge */
 
-/* Cache entries: header, then the section.  Little-endian, x86-64 only. */
+/*
+ * Cache entries: header, then the section, then its register table (if
+ * any).  Little-endian, the machine's own.
+ */
 /*
  * The magic changes with the entry's format and with what the
  * synthesiser makes of the same object (lib/synth.c): entries of an
  * earlier one are synthesised again.  3 -> 4: ld's x86-64 PLT CFI, and
- * AArch64's CFA below the return address (ld.so's lazy binding).
+ * AArch64's CFA below the return address (ld.so's lazy binding).  4 -> 5:
+ * the register table (x86-64 ld.so's lazy binding).
  */
-#define ENTRY_MAGIC	"CODECTL-SFRAME-4"
+#define ENTRY_MAGIC	"CODECTL-SFRAME-5"
 #define ENTRY_MAGIC_OLD	"CODECTL-SFRAME-2"	/* @sum a SHA-256 */
 #define ENTRY_MAGIC_OLD3 "CODECTL-SFRAME-3"	/* the synthesiser before 4 */
+#define ENTRY_MAGIC_OLD4 "CODECTL-SFRAME-4"	/* no register tables */
 #define ENTRY_SECTION	0		/* @vaddr, @size: a section follows */
 #define ENTRY_NO_CFI	1		/* nothing to synthesise from */
 #define DIGEST_LEN	32		/* SHA-256 */
@@ -57,12 +62,12 @@
 struct entry_hdr {
 	char magic[16];
 	uint32_t kind;
-	uint32_t __pad;
+	uint32_t regs_size;	/* of the register table after it, or 0 */
 	uint64_t file_size;	/* the object's */
 	uint64_t vaddr;
 	uint64_t size;		/* of the section */
 	unsigned char file_sha256[DIGEST_LEN];	/* the object's content */
-	unsigned char sum[DIGEST_LEN];		/* section_sum() of the section */
+	unsigned char sum[DIGEST_LEN];		/* section_sum() of both */
 };
 
 /*

@@ -380,8 +380,9 @@ int codectl_register_object_all(const struct dl_phdr_info *info,
  *
  * Synthesises an SFrame section from the object's .eh_frame for its
  * link-time addresses (its first executable segment's functions), built
- * for the page past its last PT_LOAD segment, and hands it to the module
- * (CODECTL_IOC_IMPORT), which keeps it and uses it whenever discovery
+ * for the page past its last PT_LOAD segment, and its register table
+ * where it needs one (codectl_import_synth_regs(): ld.so), and hands
+ * them to the module (CODECTL_IOC_IMPORT), which keeps them and uses it whenever discovery
  * meets this file (same device, inode, generation, size, mtime and
  * build id; where only the ctime moved, the module checks the content
  * again) in any process: the program needs neither libcodectl nor any change.
@@ -426,6 +427,46 @@ int codectl_import_synth(int fd, void **sec, size_t *size, uint64_t *vaddr,
  */
 int codectl_import_sframe(int fd, const void *sec, size_t size,
 			  uint64_t vaddr);
+
+/*
+ * codectl_import_synth_regs - codectl_import_synth() with the register
+ *	table codectl_import_file() imports beside the section
+ * @fd:		the object's file
+ * @sec:	out: the section (free() it)
+ * @size:	out: its size
+ * @vaddr:	out: the link-time address both are built for
+ * @regs:	out: the register table (free() it), or NULL when the
+ *		object needs none (no CFA of its is based on that register:
+ *		of Debian 12's objects only ld.so has one)
+ * @regs_size:	out: its size, or 0
+ * @stats:	out, may be NULL: what synthesis covered (the section's)
+ *
+ * One synthesis makes both (codectl_sframe_synth()'s section and its
+ * CODECTL_SYNTH_REGS table).  Needs no module.  Returns 0, or -1 with
+ * errno as codectl_import_synth().
+ */
+int codectl_import_synth_regs(int fd, void **sec, size_t *size,
+			      uint64_t *vaddr, void **regs, size_t *regs_size,
+			      struct codectl_synth_stats *stats);
+
+/*
+ * codectl_import_sframe_regs - codectl_import_sframe() with the register
+ *	table
+ * @fd:		the object's file
+ * @sec:	the section codectl_import_synth() gave for that file
+ * @size:	its size
+ * @vaddr:	the address it was built for
+ * @regs:	the table codectl_import_synth_regs() gave, or NULL
+ * @regs_size:	its size, 0 with NULL
+ *
+ * As codectl_import_sframe(); the module checks the table as it checks
+ * the section.  A module before ABI 6 has no register tables: the section
+ * is imported alone.  Returns 0 or -1 with errno (EINVAL: only one of
+ * @regs and @regs_size given).
+ */
+int codectl_import_sframe_regs(int fd, const void *sec, size_t size,
+			       uint64_t vaddr, const void *regs,
+			       size_t regs_size);
 
 /*
  * codectl_import_remove - drop the import of the file open at @fd

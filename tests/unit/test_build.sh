@@ -23,7 +23,9 @@ codectl_import_clear
 codectl_import_file
 codectl_import_remove
 codectl_import_sframe
+codectl_import_sframe_regs
 codectl_import_synth
+codectl_import_synth_regs
 codectl_jit_add
 codectl_jit_create
 codectl_jit_destroy

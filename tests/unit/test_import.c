@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codectl_import_file(), _synth(), _sframe(), _remove() and _clear() with
- * the fake device,
+ * codectl_import_file(), _synth(), _sframe(), _synth_regs(),
+ * _sframe_regs(), _remove() and _clear() with the fake device,
  * which checks each imported section at the moment of the call (the
  * library frees it afterwards) with the project's decoder, at the
  * address it was built for, confined to the object's first executable
@@ -26,6 +26,7 @@
 #include "sframe.h"
 
 #define LIBC	"/lib/x86_64-linux-gnu/libc.so.6"
+#define LDSO	"/lib64/ld-linux-x86-64.so.2"
 #define LIBCODECTL "../../lib/libcodectl.so.1"
 
 struct rec {
@@ -34,12 +35,26 @@ struct rec {
 	int valid;			/* sframe_validate() in the segment */
 	uint32_t num_fdes;
 	int probe_err;			/* sframe_find() at the probe */
+	int regs_valid;			/* the register table's, likewise */
 };
 
 static struct rec rec;
 static uint64_t text_lo, text_hi, load_end;	/* libc's, link-time */
 static uint64_t probe;			/* qsort, link-time */
 static int kernel_errno;
+static int no_regs;			/* a module before ABI 6 */
+
+/* sframe_validate() of a section at @addr within [text_lo, text_hi). */
+static int valid_at(uint64_t sec, uint64_t size, uint64_t addr,
+		    struct sframe_sec *s)
+{
+	if (sframe_init(s, addr, size, (const uint8_t *)(uintptr_t)sec, NULL,
+			NULL))
+		return 0;
+	s->text_start = text_lo;
+	s->text_end = text_hi;
+	return sframe_validate(s) == SFRAME_OK;
+}
 
 static int kernel(unsigned long request, struct codectl_args *args)
 {
@@ -52,27 +67,32 @@ static int kernel(unsigned long request, struct codectl_args *args)
 	rec.calls++;
 	rec.info = *ii;
 	rec.valid = 0;
+	rec.regs_valid = 0;
 	rec.probe_err = -1;
+	/* copy_struct_from_user() of a struct longer than the module's. */
+	if (no_regs && (ii->regs || ii->regs_size))
+		return -E2BIG;
 	if (!ii->flags && ii->sframe &&
-	    !sframe_init(&s, ii->sframe_vaddr, ii->sframe_size,
-			 (const uint8_t *)(uintptr_t)ii->sframe, NULL, NULL)) {
-		s.text_start = text_lo;
-		s.text_end = text_hi;
-		rec.valid = sframe_validate(&s) == SFRAME_OK;
+	    valid_at(ii->sframe, ii->sframe_size, ii->sframe_vaddr, &s)) {
+		rec.valid = 1;
 		rec.num_fdes = s.hdr.num_fdes;
 		rec.probe_err = sframe_find(&s, probe, &rule);
 	}
+	if (!ii->flags && ii->regs)
+		rec.regs_valid = valid_at(ii->regs, ii->regs_size,
+					  ii->sframe_vaddr, &s);
 	return kernel_errno ? -kernel_errno : 0;
 }
 
-/* libc's first executable PT_LOAD and last PT_LOAD end, from its file. */
-static void libc_layout(void)
+/* @path's first executable PT_LOAD and last PT_LOAD end, from its file. */
+static void layout(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	int fd = open(LIBC, O_RDONLY), i, exec = 0;
+	int fd = open(path, O_RDONLY), i, exec = 0;
 
 	assert_true(fd >= 0);
+	load_end = 0;
 	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
 	for (i = 0; i < eh.e_phnum; i++) {
 		assert_int_equal(pread(fd, &ph, sizeof(ph),
@@ -105,9 +125,10 @@ static int setup(void **state)
 
 	memset(&rec, 0, sizeof(rec));
 	kernel_errno = 0;
+	no_regs = 0;
 	fake_kernel = kernel;
-	if (!text_hi) {
-		libc_layout();
+	layout(LIBC);
+	if (!probe) {
 		dl_iterate_phdr(find_libc, &bias);
 		probe = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort") - bias;
 	}
@@ -233,6 +254,74 @@ static void synth_then_sframe(void **state)
 	close(fd);
 }
 
+/*
+ * ld.so's register table (its lazy-binding trampoline keeps its CFA in
+ * rbx) goes with its section, built for the same address and valid in
+ * its text; libc needs none.  A module before ABI 6 refuses the longer
+ * struct with E2BIG: the section alone is imported then.
+ */
+static void import_regs(void **state)
+{
+	uint64_t vaddr;
+	size_t size, rsize;
+	void *sec, *regs;
+	int fd = open(LDSO, O_RDONLY), libc = open(LIBC, O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0 && libc >= 0);
+	assert_int_equal(codectl_import_file(libc, 0, NULL), 0);
+	assert_int_equal(rec.info.regs, 0);
+	assert_int_equal(rec.info.regs_size, 0);
+	assert_int_equal(codectl_import_synth_regs(libc, &sec, &size, &vaddr,
+						   &regs, &rsize, NULL), 0);
+	assert_true(sec && size == rec.info.sframe_size);
+	assert_true(!regs && !rsize);
+	free(sec);
+
+	layout(LDSO);
+	assert_int_equal(codectl_import_file(fd, 0, NULL), 0);
+	assert_int_equal(rec.calls, 2);
+	assert_true(rec.valid);
+	assert_true(rec.info.regs && rec.info.regs_size > 1000);
+	assert_true(rec.regs_valid);
+	assert_int_equal(codectl_import_synth_regs(fd, &sec, &size, &vaddr,
+						   &regs, &rsize, NULL), 0);
+	assert_int_equal(vaddr, rec.info.sframe_vaddr);
+	assert_int_equal(size, rec.info.sframe_size);
+	assert_int_equal(rsize, rec.info.regs_size);
+
+	/* The two steps with the table; without it. */
+	assert_int_equal(codectl_import_sframe_regs(fd, sec, size, vaddr, regs,
+						    rsize), 0);
+	assert_int_equal(rec.info.regs, (uintptr_t)regs);
+	assert_true(rec.regs_valid);
+	assert_int_equal(codectl_import_sframe(fd, sec, size, vaddr), 0);
+	assert_int_equal(rec.info.regs, 0);
+	assert_int_equal(rec.calls, 4);
+	errno = 0;
+	assert_int_equal(codectl_import_sframe_regs(fd, sec, size, vaddr, regs,
+						    0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_sframe_regs(fd, sec, size, vaddr, NULL,
+						    rsize), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(codectl_import_synth_regs(fd, &sec, &size, &vaddr,
+						   NULL, &rsize, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rec.calls, 4);
+
+	/* A module before ABI 6: E2BIG, then the section alone. */
+	no_regs = 1;
+	assert_int_equal(codectl_import_file(fd, 0, NULL), 0);
+	assert_int_equal(rec.calls, 6);
+	assert_int_equal(rec.info.regs, 0);
+	assert_true(rec.valid);
+	free(sec);
+	free(regs);
+	close(fd);
+	close(libc);
+}
+
 static void remove_clear(void **state)
 {
 	int fd = open(LIBC, O_RDONLY);
@@ -258,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup(import_errors, setup),
 		cmocka_unit_test_setup(import_no_module, setup),
 		cmocka_unit_test_setup(synth_then_sframe, setup),
+		cmocka_unit_test_setup(import_regs, setup),
 		cmocka_unit_test_setup(remove_clear, setup),
 	};
 

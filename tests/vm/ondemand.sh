@@ -110,7 +110,12 @@ comm() { basename "$(exe "$1")"; }
 # under TCG's slow SHA-256 on a loaded host)
 start() {
 	case $1 in
-	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 60)) ;;
+	# Ten minutes: every caller kills it when done.  A minute was not
+	# enough in a guest on a loaded machine: the killed-synthesis check
+	# waits for the restarted daemon's import (60 s at most) after
+	# finding the child (120 s at most), and met a python3.11 that had
+	# ended (0 samples).
+	python3) set -- /usr/bin/python3.11 -I "$pyload" $((secs + 600)) ;;
 	perl) set -- /usr/bin/perl "$tmp/work.pl" $((secs + 30)) ;;
 	sqlite3) set -- /usr/bin/sqlite3 :memory: ".read $tmp/work.sql" ;;
 	xz) set -- /usr/bin/xz -6 -T1 -c "$tmp/xz.in" ;;
@@ -455,7 +460,7 @@ rm -rf "$cache"
 : >"$log"
 daemon_start
 start python3
-py=$!
+py=$! pystart=$(date +%s)
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill1.data" -- sleep 2 >/dev/null 2>&1 &
 perfpid=$!
 # The child synthesising python3.11 (its file among the child's
@@ -500,6 +505,8 @@ done
 grep "left by a synthesis" "$log" | sed 's/^/# /'
 check "killed mid-synthesis: no temporary file of the killed daemon or child left" \
 	"$left" [ -z "$left" ]
+echo "# killed mid-synthesis: python3.11 profiled again $(($(date +%s) - pystart)) s after its start"
+kill -0 $py 2>/dev/null || { wait $py; echo "# python3.11 ended before: exit $?"; }
 perf record -q -e cpu-clock:u -F 499 -g -p $py -o "$tmp/kill2.data" -- sleep "$secs" >/dev/null 2>&1
 shared "$tmp/kill2.data" python3.11 /usr/bin/python3.11
 check "killed mid-synthesis: restarted, the running python3.11 >= 99% complete, no frame not code" \
@@ -567,12 +574,17 @@ pass() {
 		sleep 0.1
 	done
 	perf record -q -e cpu-clock:u -F 999 -g -p $mpid -o "$tmp/many$1.data" \
-		-- sleep 120 >/dev/null 2>&1 &
+		-- sleep 120 >"$tmp/many$1.perf" 2>&1 &
 	ppid=$!
 	# perf starts its workload (sleep) once its events are enabled.
 	i=0
 	until read -r w _ <"/proc/$ppid/task/$ppid/children" 2>/dev/null &&
 	      [ -n "$w" ] || [ $i -gt 300 ]; do
+		if ! kill -0 $ppid 2>/dev/null; then
+			echo "# pass $1: perf record ended before its workload started:"
+			sed 's/^/#   /' "$tmp/many$1.perf"
+			break
+		fi
 		i=$((i + 1))
 		sleep 0.1
 	done

@@ -126,16 +126,19 @@ TEST(abi_import_sizes)
 	bool root = geteuid() == 0;
 	int rc;
 
-	_Static_assert(sizeof(b.i) == CODECTL_IMPORT_INFO_SIZE_VER1,
+	unsigned long ver1 = ioc_sized(CODECTL_IOC_IMPORT,
+				       CODECTL_IMPORT_INFO_SIZE_VER1);
+
+	_Static_assert(sizeof(b.i) == CODECTL_IMPORT_INFO_SIZE_VER2,
 		       "struct codectl_import_info's size");
 	_Static_assert(_IOC_SIZE(CODECTL_IOC_IMPORT) ==
-		       CODECTL_IMPORT_INFO_SIZE_VER1, "CODECTL_IOC_IMPORT's size");
+		       CODECTL_IMPORT_INFO_SIZE_VER2, "CODECTL_IOC_IMPORT's size");
 	/* REMOVE of fd -1: EBADF once the struct is accepted. */
 	memset(&b, 0, sizeof(b));
 	b.i.fd = -1;
 	b.i.flags = CODECTL_IMPORT_REMOVE;
 	rc = cc_ioctl(g_fd, CODECTL_IOC_IMPORT, &b);
-	EXPECT_RC(rc, root ? EBADF : EPERM, "IMPORT VER1, __reserved 0");
+	EXPECT_RC(rc, root ? EBADF : EPERM, "IMPORT VER2, __reserved 0");
 	rc = cc_ioctl(g_fd, ver0, &b);
 	EXPECT_RC(rc, root ? EBADF : EPERM, "IMPORT by the VER0 number");
 	b.i.__reserved = 1;
@@ -149,6 +152,14 @@ TEST(abi_import_sizes)
 	EXPECT_RC(rc, root ? EBADF : EPERM,
 		  "IMPORT by the VER0 number, bytes past it set");
 	b.i.__reserved = 0;
+	/* VER1's number does not read the register table's fields (VER2). */
+	b.i.regs_size = 1;
+	rc = cc_ioctl(g_fd, CODECTL_IOC_IMPORT, &b);
+	EXPECT_RC(rc, root ? EINVAL : EPERM, "IMPORT VER2, regs_size alone");
+	rc = cc_ioctl(g_fd, ver1, &b);
+	EXPECT_RC(rc, root ? EBADF : EPERM,
+		  "IMPORT by the VER1 number, bytes past it set");
+	b.i.regs_size = 0;
 	/* A later, longer struct: zero tail read as ours, else E2BIG. */
 	rc = cc_ioctl(g_fd, ioc_sized(CODECTL_IOC_IMPORT, sizeof(b)), &b);
 	EXPECT_RC(rc, root ? EBADF : EPERM, "IMPORT of %zu bytes, zero tail",

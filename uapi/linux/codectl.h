@@ -62,8 +62,10 @@
  *   5  synthesised sections and imports of any size: without a flat
  *      table they are decoded in a kernel copy (CODECTL_TABLE_KERNEL);
  *      EFBIG only past max_bytes or import_max_bytes
+ *   6  codectl_import_info VER2: an import's register table (@regs,
+ *      @regs_size)
  */
-#define CODECTL_ABI_VERSION		5
+#define CODECTL_ABI_VERSION		6
 
 /* Path of the device node. */
 #define CODECTL_DEVICE			"/dev/codectl"
@@ -895,6 +897,17 @@ struct codectl_hook_stats {
  *		header have a struct of CODECTL_IMPORT_INFO_SIZE_VER0 bytes
  *		and an ioctl number of that size, which the module still
  *		accepts (see "Extensibility" above)
+ * @regs:	(VER2, ABI 6) 0, or a pointer to the object's register table
+ *		(libcodectl: codectl_sframe_synth() with CODECTL_SYNTH_REGS),
+ *		built for the same link-time address @sframe_vaddr: SFrame
+ *		rows whose frame-pointer column describes the register
+ *		SFrame has no column for (x86-64: rbx), so that the unwinder
+ *		can carry it from frame to frame where a CFA is based on it
+ *		(glibc's lazy-binding trampoline, its CFA in rbx while it
+ *		calls _dl_fixup).  Checked as the section is, kept as a flat
+ *		table with the import, charged with it.  A module before ABI
+ *		6 refuses a non-zero @regs with E2BIG (see "Extensibility")
+ * @regs_size:	(VER2) its size: 0 when @regs is 0
  *
  * The section is checked as CODECTL_REGISTER_ELF checks one (every FDE
  * and FRE, whatever validate_sframe says), its functions inside the
@@ -914,18 +927,22 @@ struct codectl_hook_stats {
  *   EINVAL   unknown @flags or more than one, a non-zero @__reserved;
  *            @sframe_vaddr 0, not page
  *            aligned, or the section would wrap or end above the user
- *            address space; @sframe_size 0.
+ *            address space; @sframe_size 0; only one of @regs and
+ *            @regs_size 0, or either with CODECTL_IMPORT_REMOVE,
+ *            _CLEAR or _PRUNE.
  *   EBADF    @fd is not an open file descriptor.
- *   EFAULT   the section cannot be read.
+ *   EFAULT   the section (or the register table) cannot be read.
  *   ENOEXEC  @fd is not a regular file holding a 64-bit x86-64 ELF
  *            object with an executable PT_LOAD (or its headers cannot
  *            be read), @sframe_vaddr lies inside its segments, or the
- *            section is refused.
+ *            section or the register table is refused (or the machine
+ *            has no register table: arm64).
  *   EEXIST   the object has its own SFrame section (PT_GNU_SFRAME):
  *            discovery uses that one.
  *   ETXTBSY  the file is open for writing, or changed while read.
  *   EINTR    a fatal signal arrived while the file was read.
- *   EFBIG    @sframe_size is larger than import_max_bytes or than
+ *   EFBIG    @sframe_size (or @regs_size) is larger than
+ *            import_max_bytes or than
  *            max_bytes: it could never be held, or registered in any
  *            address space (before ABI 5: larger than sframe_flat_max,
  *            or no flat table).
@@ -945,10 +962,13 @@ struct codectl_import_info {
 	__s32 fd;
 	__u32 flags;
 	__u64 __reserved;
+	__u64 regs;
+	__u64 regs_size;
 };
 
 #define CODECTL_IMPORT_INFO_SIZE_VER0	32
 #define CODECTL_IMPORT_INFO_SIZE_VER1	40	/* __reserved */
+#define CODECTL_IMPORT_INFO_SIZE_VER2	56	/* regs, regs_size */
 
 #define CODECTL_IOC_UNWIND		_IOWR(CODECTL_IOC_MAGIC, 0x40, \
 					      struct codectl_unwind_args)
