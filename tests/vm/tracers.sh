@@ -730,9 +730,10 @@ echo "# $(tail -n 1 "$tmp/import-system.txt")"
 check "codectl import --system: exit 0" \
 	"exit $isys: $(grep -v '^imported ' "$tmp/import-system.txt" | tr '\n' ' ')" \
 	[ "$isys" = 0 ]
-# import_size PATTERN: the size of the import whose path matches, or 0
+# import_size PATTERN: the size of the import whose path matches, or 0 (a
+# line's fields end SIZE REGTAB_BYTES PATH)
 import_size() {
-	awk -v p="$1" '$NF ~ p { s = $(NF - 1) } END { print s + 0 }' "$impf"
+	awk -v p="$1" '$NF ~ p { s = $(NF - 2) } END { print s + 0 }' "$impf"
 }
 lsz=$(import_size '/libLLVM[^/]*$')
 echo "# $(grep "libLLVM" "$tmp/import-system.txt"); in the module: $lsz bytes, sframe_flat_max $(cat $params/sframe_flat_max)"
