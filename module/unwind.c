@@ -1110,9 +1110,11 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	 * out (else there had been no lookup).  What the steps below would
 	 * find, without asking.
 	 */
+	w->by_table = true;
 	if (pc == w->rc_pc && w->rc_reg && w->rc_reg == w->last &&
 	    !w->f.exact && w->f.ip == w->rep_ra)
 		return codectl_step_sframe(w, w->rc_reg, pc);
+	w->by_table = false;
 	/*
 	 * A handler's sa_restorer with the sigreturn code is a signal frame
 	 * whatever tables say: v1 and v2 cannot mark one, and a trampoline
@@ -1133,8 +1135,10 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	else if (reg && reg->kind == CODECTL_KIND_JIT &&
 		 !(w->flags & CODECTL_UNWIND_NO_JIT))
 		ret = codectl_step_jit(w, reg, pc);
-	if (ret != STEP_NO_RULE)
+	if (ret != STEP_NO_RULE) {
+		w->by_table = true;
 		return ret;
+	}
 	return codectl_step_no_table(w);
 }
 
@@ -1347,17 +1351,19 @@ static noinline void codectl_walk_step(struct codectl_walk *w)
 	}
 	ret = codectl_verdict(w, codectl_step(w));
 	/*
-	 * A table's rule whose caller is not code: the table is wrong for
-	 * this pc (a compiler's or a synthesis's error, or a table of other
-	 * bytes than those mapped now).  The step is made again from the
-	 * same frame without it, by the frame pointer as the kernel's own
-	 * walk makes it (upstream's unwinder falls back from SFrame to frame
+	 * A table's rule that proved wrong: its caller is not code, or its
+	 * CFA is not above the stack pointer, misaligned or unreadable
+	 * (the table is wrong for this pc: a compiler's or a synthesis's
+	 * error, or a table of other bytes than those mapped now; or a JIT
+	 * table's page not resident).  The step is made again from the same
+	 * frame without it, by the frame pointer as the kernel's own walk
+	 * makes it (upstream's unwinder falls back from SFrame to frame
 	 * pointers likewise), so that no walk gives fewer frames than that
 	 * one.  The table's verdict stands if that finds no caller either.
 	 */
-	if (ret == CODECTL_STOP_NOT_CODE &&
-	    (w->method == CODECTL_FRAME_SFRAME ||
-	     w->method == CODECTL_FRAME_JIT)) {
+	if (w->by_table &&
+	    (ret == CODECTL_STOP_NOT_CODE || ret == CODECTL_STOP_SP ||
+	     ret == CODECTL_STOP_ALIGN || ret == CODECTL_STOP_FAULT)) {
 		w->f.ip = ip;
 		w->f.sp = sp;
 		w->f.fp = fp;

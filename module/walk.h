@@ -104,6 +104,9 @@ struct codectl_sec_cache {
  *		worked: user memory is current's, the inline accessors may
  *		read it for the rest of the walk
  * @only_pc:	a 32-bit task: its pc and nothing more
+ * @by_table:	the step being made applied a table's rule (SFrame or
+ *		JIT), so that codectl_walk_next() may make it again
+ *		without the table when the rule proves wrong
  * @flags:	CODECTL_UNWIND_NO_* methods to leave out
  * @set:	the address space's registrations, or NULL
  * @last:	the registration of the previous frame, or NULL
@@ -127,8 +130,8 @@ struct codectl_sec_cache {
  * @cache:	the last registrations' sections decoded in user memory
  * @frames:	frames found, by CODECTL_FRAME_*
  * @fallbacks:	table steps that fell back to frame pointers: an SFrame
- *		section's page unreadable in @nofault mode, or a rule whose
- *		caller is not code (codectl_walk_next())
+ *		section's page unreadable in @nofault mode, or a rule that
+ *		proved wrong (codectl_walk_next())
  * @budget:	units of work left in user memory (CODECTL_WALK_BUDGET at
  *		the start): reads of sections and tables, FDEs probed, FREs
  *		scanned, JIT tables and entries read; at 0 the walk ends
@@ -143,6 +146,7 @@ struct codectl_walk {
 	bool nofault;
 	bool uaccess_ok;
 	bool only_pc;
+	bool by_table;
 	unsigned int flags;
 	struct codectl_set *set;
 	const struct codectl_reg *last;

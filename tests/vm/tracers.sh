@@ -75,9 +75,11 @@
 #     any of the workloads above gave fewer frames than the kernel's own
 #     frame-pointer walk finds in code (codectl_walk_reference());
 #     harm-tracee, a frame-pointer program whose SFrame row in its hot
-#     loop gives a return address that is not code, under perf -g: >= 95%
-#     of its stacks complete by the frame-pointer fallback (the hook's
-#     fallbacks counted), no walk shorter; without the fallback, none;
+#     loop is wrong (a return address that is not code, a CFA misaligned,
+#     not above the stack pointer, or past the stack), under perf -g, one
+#     run per kind: >= 95% of its stacks complete by the frame-pointer
+#     fallback (the hook's fallbacks counted), no walk shorter; without
+#     the fallback, none;
 #   - what watching costs: a process without SFrame (dash, libc, nothing
 #     imported) under perf -g gets no registry (an mmu notifier's exit
 #     waits for an SRCU grace period), its files a negative entry each;
@@ -976,43 +978,52 @@ check "a second process of the same files: looked up, not examined again" \
 
 # --- no harm from a wrong table (issue 42) ----------------------------------
 # harm-tracee (unwind/harm-tracee.c, harm-spin.S) keeps frame pointers, but
-# the SFrame row of hm_spin's loop, where it spends its time, is wrong: its
-# return address is a stack address, not code.  The table's step fails the
-# caller check (not_code, after 1 frame) where the kernel's frame-pointer
-# walk goes on; codectl_walk_step() makes the step again by the frame
-# pointer.  Without that fallback: 0 of its stacks complete, and every
-# walk shorter than the kernel's.  Its SFrame is discovered.
+# the SFrame row of the loop where it spends its time is wrong, one function
+# per way a table's step can fail there: its return address a stack
+# address, not code (hm_spin, not_code), its CFA misaligned (hm_spin_align,
+# align), not above the stack pointer (hm_spin_sp, sp), or past the stack's
+# top (hm_spin_fault, fault).  Each ends the walk by the table after 1 frame
+# where the kernel's frame-pointer walk goes on; codectl_walk_step() makes
+# the step again by the frame pointer.  Without that fallback: none of its
+# stacks complete, and every walk shorter than the kernel's.  Its SFrame is
+# discovered.  One perf record -g per function.
 harm=$here/unwind/v3/harm-tracee
-# shellcheck disable=SC2046 # two words
-set -- $(harm_counts)
-hc0=$1 hs0=$2
-fb0=$(hook_counter perf_callchain_user fallbacks)
-perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm.data" -- "$harm" 3 \
-	>/dev/null 2>"$tmp/harm.err"
-fb1=$(hook_counter perf_callchain_user fallbacks)
-# shellcheck disable=SC2046 # two words
-set -- $(harm_counts)
-hc1=$1 hs1=$2
-# "TOTAL COMPLETE": stacks in hm_spin, and those that go on to hm_outer
-# and main.
-r=$(perf_stacks "$tmp/harm.data" | awk '$2 == "hm_spin" { t += $1
-	if ($3 == "hm_outer" && $4 == "main") c += $1 }
-	END { printf "%d %d\n", t, c }')
-echo "# harm-tracee: ${r% *} stacks in hm_spin, ${r#* } complete;" \
-	"fallbacks $fb0 -> $fb1; harm checked $hc0 -> $hc1, shorter $hs0 -> $hs1"
-echo "FIGURE harm wrong table: walks_compared $((hc1 - hc0)) shorter $((hs1 - hs0))"
-harm_fallback() {
+for kind in not_code align sp fault; do
+	case $kind in
+	not_code) fn=hm_spin ;;
+	*) fn=hm_spin_$kind ;;
+	esac
+	# shellcheck disable=SC2046 # two words
+	set -- $(harm_counts)
+	hc0=$1 hs0=$2
+	fb0=$(hook_counter perf_callchain_user fallbacks)
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm-$kind.data" -- \
+		"$harm" "$kind" 3 >/dev/null 2>"$tmp/harm-$kind.err"
+	fb1=$(hook_counter perf_callchain_user fallbacks)
+	# shellcheck disable=SC2046 # two words
+	set -- $(harm_counts)
+	hc1=$1 hs1=$2
+	# "TOTAL COMPLETE": stacks in the function, and those that go on to
+	# hm_outer and main.
+	r=$(perf_stacks "$tmp/harm-$kind.data" | awk -v fn=$fn '$2 == fn {
+		t += $1; if ($3 == "hm_outer" && $4 == "main") c += $1 }
+		END { printf "%d %d\n", t, c }')
+	echo "# harm-tracee $kind: ${r% *} stacks in $fn, ${r#* } complete;" \
+		"fallbacks $fb0 -> $fb1; harm checked $hc0 -> $hc1," \
+		"shorter $hs0 -> $hs1; $(grep harm "$hooks" | tr '\n' ';')"
+	echo "FIGURE harm wrong table $kind: walks_compared $((hc1 - hc0))" \
+		"shorter $((hs1 - hs0)) stacks ${r% *} complete ${r#* }" \
+		"fallbacks $((fb1 - fb0))"
 	# shellcheck disable=SC2086 # two words
 	set -- $r
-	[ "$1" -ge 20 ] && [ $(($2 * 100)) -ge $((95 * $1)) ] &&
-		[ $(((fb1 - fb0) * 2)) -ge "$1" ]
-}
-check "a wrong SFrame row (not code) in a frame-pointer program: the walk falls back to the frame pointer" \
-	"${r#* } of ${r% *} stacks in hm_spin complete (want >= 95%), fallbacks $fb0 -> $fb1 (want >= half of them): $(perf_stacks "$tmp/harm.data" | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -3 | tr '\n' ';')" \
-	harm_fallback
-check "a wrong SFrame row: no walk shorter than the kernel's frame-pointer walk" \
-	"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
-	[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
+	check "a wrong SFrame row ($kind) in a frame-pointer program: the walk falls back to the frame pointer" \
+		"$2 of $1 stacks in $fn complete (want >= 95%), fallbacks $fb0 -> $fb1 (want >= half of them): $(perf_stacks "$tmp/harm-$kind.data" | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -3 | tr '\n' ';')" \
+		[ "$1" -ge 20 -a $(($2 * 100)) -ge $((95 * $1)) \
+		  -a $(((fb1 - fb0) * 2)) -ge "$1" ]
+	check "a wrong SFrame row ($kind): no walk shorter than the kernel's frame-pointer walk" \
+		"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
+		[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
+done
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 # perf samples until a second after the rmmod (stop file; 30 s at most).

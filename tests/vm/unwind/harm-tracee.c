@@ -2,19 +2,34 @@
 /*
  * tests/vm/tracers.sh's program for the no-harm check's fallback (issue
  * 42): built with frame pointers AND --gsframe (binutils 2.47, SFrame
- * v3), its time spent in hm_spin (harm-spin.S), whose SFrame rule in the
- * loop gives a return address that is not code while its frame pointer
- * is right.  Complete stacks are hm_spin, hm_outer, main.
+ * v3), its time spent in one of harm-spin.S's functions, whose SFrame
+ * rule in the loop is wrong (KIND: the stop a walk by the table alone
+ * makes there) while its frame pointer is right.  Complete stacks are
+ * that function, hm_outer, main.
  *
- *   harm-tracee SECONDS
+ *   harm-tracee KIND SECONDS	KIND: not_code, align, sp or fault
  *
  * Registers nothing: discovery finds its SFrame.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void hm_spin(unsigned long n);
+void hm_spin_align(unsigned long n);
+void hm_spin_sp(unsigned long n);
+void hm_spin_fault(unsigned long n);
+
+static const struct {
+	const char *kind;
+	void (*spin)(unsigned long n);
+} kinds[] = {
+	{ "not_code", hm_spin },
+	{ "align", hm_spin_align },
+	{ "sp", hm_spin_sp },
+	{ "fault", hm_spin_fault },
+};
 
 static double now(void)
 {
@@ -24,20 +39,30 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Not inlined, so that it has a frame of its own between hm_spin and main. */
-__attribute__((noinline)) void hm_outer(double secs)
+/* Not inlined, so that it has a frame of its own between the spin and main. */
+__attribute__((noinline)) void hm_outer(void (*spin)(unsigned long n),
+					double secs)
 {
 	double end = now() + secs;
 
 	while (now() < end)
-		hm_spin(2000000);
-	/* Keep the call above a call (no tail call to hm_spin). */
+		spin(2000000);
+	/* Keep the call above a call (no tail call to the spin). */
 	__asm__ volatile("" ::: "memory");
 }
 
 int main(int argc, char **argv)
 {
-	hm_outer(argc > 1 ? atof(argv[1]) : 3);
+	size_t i;
+
+	for (i = 0; argc == 3 && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(argv[1], kinds[i].kind))
+			break;
+	if (argc != 3 || i == sizeof(kinds) / sizeof(kinds[0])) {
+		fprintf(stderr, "usage: harm-tracee not_code|align|sp|fault SECONDS\n");
+		return 2;
+	}
+	hm_outer(kinds[i].spin, atof(argv[2]));
 	puts("done");
 	return 0;
 }
