@@ -629,6 +629,17 @@ static __always_inline void codectl_xreg_step(const struct codectl_walk *w,
 						   &c->xreg);
 }
 
+/* An SFrame rule's caller @c (its eval's @ret), @reg's register too. */
+static __always_inline int
+codectl_sframe_to_caller(struct codectl_walk *w, const struct codectl_reg *reg,
+			 u64 pc, struct codectl_caller *c, int ret)
+{
+	if (ret)
+		return ret;
+	codectl_xreg_step(w, reg, pc, c);
+	return codectl_to_caller(w, c, CODECTL_FRAME_SFRAME);
+}
+
 static __always_inline int
 codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		    u64 pc)
@@ -651,11 +662,8 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 		}
 		rule = w->rc_rule;
 		if (w->rc_shape != CODECTL_SHAPE_ANY) {
-			ret = codectl_eval_shape(w, &c);
-			if (ret)
-				return ret;
-			codectl_xreg_step(w, reg, pc, &c);
-			return codectl_to_caller(w, &c, CODECTL_FRAME_SFRAME);
+			return codectl_sframe_to_caller(w, reg, pc, &c,
+							codectl_eval_shape(w, &c));
 		}
 		if (!rule)
 			return STEP_NO_RULE;
@@ -670,11 +678,8 @@ codectl_step_sframe(struct codectl_walk *w, const struct codectl_reg *reg,
 	if (rule->flags & SFRAME_RULE_OUTERMOST ||
 	    rule->ra.kind == SFRAME_LOC_UNDEF)
 		return CODECTL_STOP_OUTERMOST;
-	ret = codectl_eval(w, rule, &c);
-	if (ret)
-		return ret;
-	codectl_xreg_step(w, reg, pc, &c);
-	return codectl_to_caller(w, &c, CODECTL_FRAME_SFRAME);
+	return codectl_sframe_to_caller(w, reg, pc, &c,
+					codectl_eval(w, rule, &c));
 }
 
 /* ---- JIT tables ------------------------------------------------------ */
@@ -1110,10 +1115,11 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	 * out (else there had been no lookup).  What the steps below would
 	 * find, without asking.
 	 */
-	w->by_table = true;
 	if (pc == w->rc_pc && w->rc_reg && w->rc_reg == w->last &&
-	    !w->f.exact && w->f.ip == w->rep_ra)
+	    !w->f.exact && w->f.ip == w->rep_ra) {
+		w->by_table = true;
 		return codectl_step_sframe(w, w->rc_reg, pc);
+	}
 	w->by_table = false;
 	/*
 	 * A handler's sa_restorer with the sigreturn code is a signal frame
