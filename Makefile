@@ -160,11 +160,12 @@ check-arm64: toolchain-7.2-arm64
 
 # The compile-only kernels (their roots: trixie's for 7.3, 7.3-rt and
 # 7.3-arm64, bullseye's for 5.10), and the stages make check leaves out
-# for CI's time: the on-demand stages of 6.1 and 6.12, 6.1's runtimes
-# (6.12-arm64's DKMS: make check-arm64; 7.3-arm64's is here).
+# for CI's time: the on-demand stages of 6.1 and 6.12, 6.1's tracers and
+# runtimes (6.12-arm64's DKMS and on-demand stages: make check-arm64;
+# 7.3-arm64's are here).
 check-kernels: toolchain-7.3-arm64 toolchain-5.10
 	scripts/check.sh $$(scripts/kernels.sh list compile)
-	CODECTL_STAGES="build ondemand runtimes" scripts/check.sh 6.1
+	CODECTL_STAGES="build tracers ondemand runtimes" scripts/check.sh 6.1
 	CODECTL_STAGES="build ondemand" scripts/check.sh 6.12
 
 toolchain-%:
