@@ -5,11 +5,11 @@
  *
  *   codectl status [--state FILE] [PID | FILE]
  *
- * Module and ABI version, the tracer hooks (per kernel function),
- * discovery, the daemon (alive, its queue), imports (count, bytes), the
- * last objects the daemon could not cover; then every object file the
- * running processes map, and each one nothing covers, with why
- * (coverage.c); with PID, each executable mapping of that process and
+ * Module and ABI version, the tracer hooks (per kernel function), the
+ * kernel's lockdown (when on), discovery, the daemon (alive, its queue),
+ * imports (count, bytes), the last objects the daemon could not cover;
+ * then every object file the running processes map, and each one
+ * nothing covers, with why (coverage.c); with PID, each executable mapping of that process and
  * how the walk covers it (SFrame: the file's, an import and its cache
  * entry, the process's; a JIT table; frame pointers: regions.c), or why
  * nothing does; with FILE, that object file's verdict.  Exit status 0
@@ -126,6 +126,36 @@ static void show_hooks(void)
 	/* perf's walker is the one every kernel has: it must be attached. */
 	line(!attached || strstr(names, "perf_callchain_user NOT"), "hooks",
 	     "%s", names);
+}
+
+/*
+ * The kernel's lockdown (securityfs), when it is on: what it leaves to
+ * codectl and its tracers, as make check-distros measured it (nothing
+ * refused under integrity; tracefs under confidentiality).  Nothing is
+ * printed without the lockdown LSM or with "[none]".
+ */
+static void show_lockdown(void)
+{
+	char buf[128], *mode, *end;
+
+	first_line("/sys/kernel/security/lockdown", buf, sizeof(buf));
+	mode = strchr(buf, '[');
+	end = mode ? strchr(mode, ']') : NULL;
+	if (!end)
+		return;
+	*end = 0;
+	mode++;
+	if (!strcmp(mode, "integrity"))
+		line(0, "lockdown", "integrity (Secure Boot's): nothing codectl "
+		     "or its tracers use is refused; modules must be signed "
+		     "by a key the kernel trusts (docs/install.md)");
+	else if (!strcmp(mode, "confidentiality"))
+		line(0, "lockdown", "confidentiality: tracefs is refused, so "
+		     "trace-cmd, ftrace's userstacktrace and perf's tracepoint "
+		     "events record nothing; perf -g's sampling and bpftrace's "
+		     "profile probes get complete stacks (docs/install.md)");
+	else if (strcmp(mode, "none"))
+		line(2, "lockdown", "%s: not a mode this tool knows", mode);
 }
 
 /* The daemon's background priming (--prime-share), from STATE.prime. */
@@ -373,6 +403,7 @@ int cmd_status(int argc, char **argv)
 	     v.abi_version < CODECTL_ABI_VERSION ?
 	     " (older than this tool's: no demand queue)" : "");
 	show_hooks();
+	show_lockdown();
 	first_line(PARAMS "discover", p, sizeof(p));
 	line(p[0] != 'Y', "discovery", "%s", p[0] == 'Y' ?
 	     "on: objects with SFrame or an import are covered at the first "
