@@ -95,11 +95,14 @@
 #   signing-SERIES under module.sig_enforce=1 lockdown=integrity, only
 #                  codectl.ko signed with the test key loads (unsigned, or
 #                  signed by another key: refused) (tests/vm/lockdown-signing.sh)
-#   vm-integrity-SERIES, tracers-integrity-SERIES
-#                  the guest suite and the tracer tests booted with
-#                  module.sig_enforce=1 lockdown=integrity (what Fedora's
-#                  and Ubuntu's kernels enforce under Secure Boot), every
-#                  module signed with the test key
+#                  and codectl status names the mode; raised to
+#                  confidentiality, status names tracefs, which is refused
+#   vm-integrity-SERIES, tracers-integrity-SERIES, ondemand-integrity-SERIES
+#                  the guest suite, the tracer tests and the on-demand
+#                  daemon's booted with module.sig_enforce=1
+#                  lockdown=integrity (what Fedora's and Ubuntu's kernels
+#                  enforce under Secure Boot), every module signed with
+#                  the test key
 #   vm-confidentiality-SERIES, tracers-confidentiality-SERIES
 #                  the same with lockdown=confidentiality: reported, not
 #                  counted (what that mode forbids is measured, not
@@ -575,6 +578,9 @@ ondemand_stage() {
 	local series=$1 ko stdlib=$cache/ondemand-python3.11 p a=() syscalls
 	local ctr=$cache/container-trixie ovl=$cache/overlay-$series
 	ko=$("$top/scripts/build-module.sh" "$series") || return 1
+	# Under lockdown (lockdown integrity ondemand_stage): signed with
+	# the test key, as DKMS signs with the machine owner's key.
+	[ -z "$lock" ] || sign_modules "$series" "$(dirname "$ko")/../signed" ko || return 1
 	[ -d "$stdlib" ] || "$top/scripts/stage-python.sh" "$stdlib" || return 1
 	# The container: its image, and the kernel's overlayfs module
 	# (none for a kernel built without modules: the test says so).
@@ -598,7 +604,7 @@ ondemand_stage() {
 	# build); with the startup checks 1737 s (7.3-rt at b697aba beside
 	# two other guests), too near 1800.
 	"$top/scripts/vm-run.sh" -k "$series" -t $((2700 * tmul)) -m 2048 \
-		-l "$logs/ondemand-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
+		-l "$logs/ondemand${lock:+-$lock}-$series.console" -a "$ko:/codectl.ko" "${a[@]}" \
 		-A /usr/lib/perf-core -A "$stdlib:/usr/lib/python3.11" \
 		-a "$top/tests/vm/ondemand.sh:/tests/ondemand.sh" \
 		-a "$top/tests/vm/samples.awk:/tests/samples.awk" \
@@ -849,6 +855,7 @@ stages_a() {
 		fedora | ubuntu)
 			run_stage "vm-integrity-$s" lockdown integrity vm_stage "$s"
 			run_stage "tracers-integrity-$s" lockdown integrity tracers_stage "$s"
+			run_stage "ondemand-integrity-$s" lockdown integrity ondemand_stage "$s"
 			;;
 		esac
 	done

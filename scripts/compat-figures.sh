@@ -141,7 +141,7 @@ done
 kernels=$(intro
 	table "build vm tracers ondemand runtimes files dkms" "${x86[@]}" "${arm[@]}")
 distros=$(intro
-	table "build vm tracers ondemand runtimes files dkms signing vm-integrity tracers-integrity vm-confidentiality tracers-confidentiality" fedora ubuntu)
+	table "build vm tracers ondemand runtimes files dkms signing vm-integrity tracers-integrity ondemand-integrity vm-confidentiality tracers-confidentiality" fedora ubuntu)
 debug=$(intro
 	table "build checkers vm tracers fuzz daemonfuzz" debug-6.12 debug-6.12-rt)
 

@@ -4,7 +4,9 @@
 # In a guest booted with module.sig_enforce=1 and lockdown=MODE, on a
 # kernel that trusts the test key (scripts/distro-kernel.sh): the kernel
 # is locked down as asked, and only the module signed by a trusted key
-# loads, as on a machine with Secure Boot and an enrolled MOK.
+# loads, as on a machine with Secure Boot and an enrolled MOK; codectl
+# status names the mode; raised to confidentiality, status says tracefs
+# is refused, and it is.
 #
 #   sh lockdown-signing.sh MODE SIGNED UNSIGNED OTHER
 #     SIGNED    codectl.ko signed with the test key
@@ -39,6 +41,36 @@ check "a codectl.ko signed by an untrusted key is refused" "it loaded" refused "
 check "codectl.ko signed with the test key loads" "insmod failed" insmod "$signed"
 check "/dev/codectl answers" "codectl version failed" \
 	sh -c 'codectl version | grep -q "^abi_version"'
+codectl status >/tmp/status 2>&1
+sed 's/^/# /' /tmp/status
+check "codectl status names lockdown=$mode" "no lockdown line" \
+	grep -q "^  lockdown   $mode" /tmp/status
+
+# Raised to confidentiality (which a running kernel allows, and never
+# lowers): codectl stays, status says what the mode refuses, and tracefs
+# is refused as it says.
+if [ "$mode" = integrity ]; then
+	echo confidentiality >/sys/kernel/security/lockdown
+	check "lockdown raised to [confidentiality]" "it reads '$(cat /sys/kernel/security/lockdown)'" \
+		grep -q '\[confidentiality\]' /sys/kernel/security/lockdown
+	codectl status >/tmp/status 2>&1
+	sed 's/^/# /' /tmp/status
+	check "codectl status names lockdown=confidentiality and tracefs" "no such line" \
+		grep -q "^  lockdown   confidentiality: tracefs is refused" /tmp/status
+	check "/dev/codectl answers under confidentiality" "codectl version failed" \
+		sh -c 'codectl version | grep -q "^abi_version"'
+	# Its files refuse to open (the directory still lists).
+	mkdir -p /tmp/tracefs
+	: >/tmp/tracing_on
+	if mount -t tracefs nodev /tmp/tracefs 2>/tmp/mount.err; then
+		cat /tmp/tracefs/tracing_on >/tmp/tracing_on 2>&1
+		umount /tmp/tracefs
+	fi
+	sed 's/^/# tracing_on: /' /tmp/tracing_on /tmp/mount.err
+	dmesg | grep -i "restricted" | tail -n 3 | sed 's/^/# dmesg: /'
+	check "tracefs refused under confidentiality (as status says)" "tracing_on read" \
+		sh -c '! grep -qx "[01]" /tmp/tracing_on'
+fi
 check "rmmod codectl" "rmmod failed" rmmod codectl
 
 echo "$pass passed, $fail failed"
