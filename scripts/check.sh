@@ -334,14 +334,35 @@ sign_modules() {
 	done
 }
 
-# lockdown MODE STAGE SERIES: STAGE (vm_stage, tracers_stage) in guests
-# booted with module.sig_enforce=1 lockdown=MODE, its modules signed.
+# lockdown MODE STAGE SERIES: STAGE (vm_stage, tracers_stage,
+# ondemand_stage) in guests booted with module.sig_enforce=1
+# lockdown=MODE, its modules signed; one check more, counted with the
+# stage's: every guest of it said the kernel was locked down as asked
+# (the kernel's "Kernel is locked down from command line" after a
+# command line with lockdown=MODE), lest a guest booted without it pass.
 lockdown() {
+	local out p f boots locked rc
+	out=$(mktemp)
 	(
 		lock=$1
 		export CODECTL_VM_APPEND="${CODECTL_VM_APPEND:-} module.sig_enforce=1 lockdown=$1"
 		"$2" "$3"
-	)
+	) | tee "$out"
+	rc=${PIPESTATUS[0]}
+	read -r p f < <(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1 |
+		sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
+	boots=$(grep -c "^\[ *0\.0*\] Command line: .* lockdown=$1\b" "$out")
+	locked=$(grep -c "Kernel is locked down from command line" "$out")
+	if [ "$boots" -gt 0 ] && [ "$locked" -eq "$boots" ]; then
+		echo "ok - lockdown=$1: every guest of the stage locked down ($boots)"
+		p=$((${p:-0} + 1))
+	else
+		echo "not ok - lockdown=$1: guests booted with it $boots, locked down $locked"
+		f=$((${f:-0} + 1)) rc=1
+	fi
+	rm -f "$out"
+	echo "$p passed, $f failed"
+	return "$rc"
 }
 
 # The signing checks under lockdown=integrity (tests/vm/lockdown-signing.sh):
