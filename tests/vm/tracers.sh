@@ -79,7 +79,10 @@
 #     not above the stack pointer, or past the stack), under perf -g, one
 #     run per kind: >= 95% of its stacks complete by the frame-pointer
 #     fallback (the hook's fallbacks counted), no walk shorter; without
-#     the fallback, none;
+#     the fallback, none; and a recursion in a gap of its table (no
+#     rows: frame-pointer steps at one return address), complete, no
+#     walk shorter (a repeated "no rule" once ended the walk with a stop
+#     reason out of bounds: an oops);
 #   - what watching costs: a process without SFrame (dash, libc, nothing
 #     imported) under perf -g gets no registry (an mmu notifier's exit
 #     waits for an SRCU grace period), its files a negative entry each;
@@ -1024,6 +1027,35 @@ for kind in not_code align sp fault; do
 		"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
 		[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
 done
+
+# A recursion in a gap of the table (hm_norow: no CFI, no SFrame row, a
+# frame pointer), 4 frames at one return address: the walk steps each by
+# the frame pointer.  A walk that remembered the lookup's "no rule" for a
+# repeated return address ended there with a stop reason no walk has (-1)
+# and counted it out of bounds (an oops in the sampling interrupt).
+# shellcheck disable=SC2046 # two words
+set -- $(harm_counts)
+hc0=$1 hs0=$2
+perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm-norow.data" -- \
+	"$harm" norow 3 >/dev/null 2>"$tmp/harm-norow.err"
+# shellcheck disable=SC2046 # two words
+set -- $(harm_counts)
+hc1=$1 hs1=$2
+r=$(perf_stacks "$tmp/harm-norow.data" | awk '$2 == "hm_norow" { t += $1
+	if ($3 == "hm_norow" && $4 == "hm_norow" && $5 == "hm_norow" &&
+	    $6 == "hm_norow" && $7 == "hm_spin_norow" && $8 == "hm_outer" &&
+	    $9 == "main") c += $1 }
+	END { printf "%d %d\n", t, c }')
+echo "FIGURE harm norow: walks_compared $((hc1 - hc0)) shorter $((hs1 - hs0))" \
+	"stacks ${r% *} complete ${r#* }"
+# shellcheck disable=SC2086 # two words
+set -- $r
+check "a recursion without SFrame rows in an SFrame program: complete by the frame pointer, frame after frame" \
+	"$2 of $1 stacks in hm_norow complete (want >= 95%): $(perf_stacks "$tmp/harm-norow.data" | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -3 | tr '\n' ';')" \
+	[ "$1" -ge 20 -a $(($2 * 100)) -ge $((95 * $1)) ]
+check "a recursion without SFrame rows: no walk shorter than the kernel's frame-pointer walk" \
+	"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
+	[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 # perf samples until a second after the rmmod (stop file; 30 s at most).

@@ -64,4 +64,49 @@
 	hm_wrong hm_spin_sp, 0
 	hm_wrong hm_spin_fault, 0x40000000
 
+/*
+ *	void hm_spin_norow(unsigned long n);	a recursion without rows
+ *
+ * hm_norow(n, depth) has no CFI, so no SFrame row: a gap in the
+ * program's table between the functions around it.  It keeps a frame
+ * pointer, calls itself @depth times, and the innermost spins @n times,
+ * so that a walk meets the same return address in it, without a rule,
+ * frame after frame (the frame-pointer step each time).  A walk that
+ * remembered the lookup's "no rule" for that return address once ended
+ * there with no stop reason a walk may have (-1), counted out of bounds.
+ * hm_spin_norow calls it 4 deep.
+ */
+	.globl	hm_norow
+	.type	hm_norow, @function
+hm_norow:
+	push	%rbp
+	mov	%rsp, %rbp
+	test	%rsi, %rsi
+	jz	2f
+	dec	%rsi
+	call	hm_norow
+	jmp	3f
+2:	dec	%rdi
+	jnz	2b
+3:	pop	%rbp
+	ret
+	.size	hm_norow, .-hm_norow
+
+	.globl	hm_spin_norow
+	.type	hm_spin_norow, @function
+hm_spin_norow:
+	.cfi_startproc
+	push	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	mov	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	mov	$4, %esi
+	call	hm_norow
+	pop	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	hm_spin_norow, .-hm_spin_norow
+
 	.section .note.GNU-stack, "", @progbits

@@ -7,7 +7,7 @@
  * makes there) while its frame pointer is right.  Complete stacks are
  * that function, hm_outer, main.
  *
- *   harm-tracee KIND SECONDS	KIND: not_code, align, sp or fault
+ *   harm-tracee KIND SECONDS	KIND: not_code, align, sp, fault or norow
  *
  * Registers nothing: discovery finds its SFrame.
  */
@@ -20,6 +20,7 @@ void hm_spin(unsigned long n);
 void hm_spin_align(unsigned long n);
 void hm_spin_sp(unsigned long n);
 void hm_spin_fault(unsigned long n);
+void hm_spin_norow(unsigned long n);
 
 static const struct {
 	const char *kind;
@@ -29,6 +30,7 @@ static const struct {
 	{ "align", hm_spin_align },
 	{ "sp", hm_spin_sp },
 	{ "fault", hm_spin_fault },
+	{ "norow", hm_spin_norow },
 };
 
 static double now(void)
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], kinds[i].kind))
 			break;
 	if (argc != 3 || i == sizeof(kinds) / sizeof(kinds[0])) {
-		fprintf(stderr, "usage: harm-tracee not_code|align|sp|fault SECONDS\n");
+		fprintf(stderr, "usage: harm-tracee not_code|align|sp|fault|norow SECONDS\n");
 		return 2;
 	}
 	hm_outer(kinds[i].spin, atof(argv[2]));
