@@ -1113,10 +1113,12 @@ static __always_inline int codectl_step(struct codectl_walk *w)
 	 * (@w->rep_ra is none), its registration the last one (the lookup's,
 	 * whose text holds the pc), with SFrame (so not stale) and not left
 	 * out (else there had been no lookup).  What the steps below would
-	 * find, without asking.
+	 * find, without asking.  Not when that lookup found no rule: the
+	 * steps below then step without the table, where this would end
+	 * the walk with STEP_NO_RULE, which is no stop reason.
 	 */
 	if (pc == w->rc_pc && w->rc_reg && w->rc_reg == w->last &&
-	    !w->f.exact && w->f.ip == w->rep_ra) {
+	    w->rc_rule && !w->f.exact && w->f.ip == w->rep_ra) {
 		w->by_table = true;
 		return codectl_step_sframe(w, w->rc_reg, pc);
 	}
