@@ -32,7 +32,8 @@
  * that each row is in the built program's .sframe.)
  */
 	.text
-	.macro	hm_wrong name, cfa_off
+	/* A function's start, with its frame pointer and true CFI. */
+	.macro	hm_enter name
 	.globl	\name
 	.type	\name, @function
 \name:
@@ -42,6 +43,10 @@
 	.cfi_offset %rbp, -16
 	mov	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+	.endm
+
+	.macro	hm_wrong name, cfa_off
+	hm_enter \name
 	sub	$16, %rsp
 	mov	%rsp, 8(%rsp)		/* the return address at %rsp + 16 - 8 */
 	mov	%rsp, 0(%rsp)		/* ... and the saved rbp */
@@ -92,15 +97,7 @@ hm_norow:
 	ret
 	.size	hm_norow, .-hm_norow
 
-	.globl	hm_spin_norow
-	.type	hm_spin_norow, @function
-hm_spin_norow:
-	.cfi_startproc
-	push	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	mov	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	hm_enter hm_spin_norow
 	mov	$4, %esi
 	call	hm_norow
 	pop	%rbp
