@@ -8,15 +8,15 @@
  * Module and ABI version, the tracer hooks (per kernel function), the
  * kernel's lockdown (when on), discovery, the daemon (alive, its queue),
  * imports (count, bytes), the last objects the daemon could not cover;
- * then every object file the running processes map, and each one
- * nothing covers, with why (coverage.c); with PID, each executable mapping of that process and
- * how the walk covers it (SFrame: the file's, an import and its cache
- * entry, the process's; a JIT table; frame pointers: regions.c), or why
- * nothing does; with FILE, that object file's verdict.  Exit status 0
- * when all is well, 1 when something is off (each such line starts with
- * "!"), 2 for bad arguments, 3 when it could not see everything (lines
- * starting with "?": without root, other users' processes, the imports
- * and the queue are hidden).
+ * then every object file the running processes map, and each one nothing
+ * covers, with why (coverage.c); with PID, each executable mapping of
+ * that process and how the walk covers it (SFrame: the file's, an import
+ * and its cache entry, the process's; a JIT table; frame pointers:
+ * regions.c), or why nothing does; with FILE, that object file's
+ * verdict.  Exit status 0 when all is well, 1 when something is off (each
+ * such line starts with "!"), 2 for bad arguments, 3 when it could not
+ * see everything (lines starting with "?": without root, other users'
+ * processes, the imports and the queue are hidden).
  */
 #include <dirent.h>
 #include <errno.h>
