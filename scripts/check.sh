@@ -213,6 +213,13 @@ if [ $# -eq 0 ]; then
 	done
 fi
 
+# counts FILE: "P F", the counts of FILE's last "[NAME: ]P passed, F
+# failed" line (a stage's tests end with one), or nothing without one.
+counts() {
+	grep -E '^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1 |
+		sed -E 's/^([^ ]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/'
+}
+
 # run_stage NAME COMMAND...: run, tee the log, add up its counts.  With
 # CODECTL_STAGES set (words such as "vm tracers vm-integrity"), only the
 # stages whose name, less its -SERIES, is one of them run; the others are
@@ -232,10 +239,8 @@ run_stage() {
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))
-	line=$(grep -E '^([A-Za-z0-9_.-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	p=$(sed -E 's/^([^ ]+: )?([0-9]+) passed.*/\2/' <<<"$line")
-	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-	[ -n "$line" ] || { p=0 f=0; }
+	line=$(counts "$log")
+	read -r p f <<<"${line:-0 0}"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "check: stage $name exited $rc without a counted failure: 1 failed"
@@ -341,7 +346,7 @@ sign_modules() {
 # (the kernel's "Kernel is locked down from command line" after a
 # command line with lockdown=MODE), lest a guest booted without it pass.
 lockdown() {
-	local out p f boots locked rc
+	local out line p f boots locked rc
 	out=$(mktemp)
 	(
 		lock=$1
@@ -349,19 +354,20 @@ lockdown() {
 		"$2" "$3"
 	) | tee "$out"
 	rc=${PIPESTATUS[0]}
-	read -r p f < <(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1 |
-		sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
+	line=$(counts "$out")
+	read -r p f <<<"${line:-0 0}"
 	boots=$(grep -c "^\[ *0\.0*\] Command line: .* lockdown=$1\b" "$out")
 	locked=$(grep -c "Kernel is locked down from command line" "$out")
 	if [ "$boots" -gt 0 ] && [ "$locked" -eq "$boots" ]; then
 		echo "ok - lockdown=$1: every guest of the stage locked down ($boots)"
-		p=$((${p:-0} + 1))
+		p=$((p + 1))
 	else
 		echo "not ok - lockdown=$1: guests booted with it $boots, locked down $locked"
-		f=$((${f:-0} + 1)) rc=1
+		f=$((f + 1)) rc=1
 	fi
 	rm -f "$out"
-	echo "$p passed, $f failed"
+	# A stage that counted nothing stays so (run_stage fails it).
+	[ -z "$line" ] || echo "$p passed, $f failed"
 	return "$rc"
 }
 
