@@ -991,26 +991,48 @@ check "a second process of the same files: looked up, not examined again" \
 # stacks complete, and every walk shorter than the kernel's.  Its SFrame is
 # discovered.  One perf record -g per function.
 harm=$here/unwind/v3/harm-tracee
+
+# harm_profile KIND FN CALLERS...: harm-tracee KIND under perf -g for 3 s;
+# sets hc0 hs0 fb0 and hc1 hs1 fb1 (the no-harm counts and the hook's
+# fallbacks before and after) and r, "TOTAL COMPLETE": the stacks in FN,
+# and those whose callers are CALLERS..., in order.
+harm_profile() {
+	kind=$1 fn=$2
+	shift 2
+	# shellcheck disable=SC2046 # two words
+	set -- $(harm_counts) "$@"
+	hc0=$1 hs0=$2
+	shift 2
+	fb0=$(hook_counter perf_callchain_user fallbacks)
+	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm-$kind.data" -- \
+		"$harm" "$kind" 3 >/dev/null 2>"$tmp/harm-$kind.err"
+	fb1=$(hook_counter perf_callchain_user fallbacks)
+	r=$(perf_stacks "$tmp/harm-$kind.data" | awk -v fn="$fn" -v callers="$*" '
+		BEGIN { n = split(callers, want, " ") }
+		$2 == fn { t += $1
+			for (i = 1; i <= n && $(i + 2) == want[i]; i++)
+				;
+			if (i > n) c += $1 }
+		END { printf "%d %d\n", t, c }')
+	# shellcheck disable=SC2046 # two words
+	set -- $(harm_counts)
+	hc1=$1 hs1=$2
+}
+
+# harm_no_shorter WHAT: no walk of harm_profile's run shorter than the
+# kernel's frame-pointer walk.
+harm_no_shorter() {
+	check "$1: no walk shorter than the kernel's frame-pointer walk" \
+		"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
+		[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
+}
+
 for kind in not_code align sp fault; do
 	case $kind in
 	not_code) fn=hm_spin ;;
 	*) fn=hm_spin_$kind ;;
 	esac
-	# shellcheck disable=SC2046 # two words
-	set -- $(harm_counts)
-	hc0=$1 hs0=$2
-	fb0=$(hook_counter perf_callchain_user fallbacks)
-	perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm-$kind.data" -- \
-		"$harm" "$kind" 3 >/dev/null 2>"$tmp/harm-$kind.err"
-	fb1=$(hook_counter perf_callchain_user fallbacks)
-	# shellcheck disable=SC2046 # two words
-	set -- $(harm_counts)
-	hc1=$1 hs1=$2
-	# "TOTAL COMPLETE": stacks in the function, and those that go on to
-	# hm_outer and main.
-	r=$(perf_stacks "$tmp/harm-$kind.data" | awk -v fn=$fn '$2 == fn {
-		t += $1; if ($3 == "hm_outer" && $4 == "main") c += $1 }
-		END { printf "%d %d\n", t, c }')
+	harm_profile $kind $fn hm_outer main
 	echo "# harm-tracee $kind: ${r% *} stacks in $fn, ${r#* } complete;" \
 		"fallbacks $fb0 -> $fb1; harm checked $hc0 -> $hc1," \
 		"shorter $hs0 -> $hs1; $(grep harm "$hooks" | tr '\n' ';')"
@@ -1023,9 +1045,7 @@ for kind in not_code align sp fault; do
 		"$2 of $1 stacks in $fn complete (want >= 95%), fallbacks $fb0 -> $fb1 (want >= half of them): $(perf_stacks "$tmp/harm-$kind.data" | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -3 | tr '\n' ';')" \
 		[ "$1" -ge 20 -a $(($2 * 100)) -ge $((95 * $1)) \
 		  -a $(((fb1 - fb0) * 2)) -ge "$1" ]
-	check "a wrong SFrame row ($kind): no walk shorter than the kernel's frame-pointer walk" \
-		"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
-		[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
+	harm_no_shorter "a wrong SFrame row ($kind)"
 done
 
 # A recursion in a gap of the table (hm_norow: no CFI, no SFrame row, a
@@ -1033,19 +1053,8 @@ done
 # the frame pointer.  A walk that remembered the lookup's "no rule" for a
 # repeated return address ended there with a stop reason no walk has (-1)
 # and counted it out of bounds (an oops in the sampling interrupt).
-# shellcheck disable=SC2046 # two words
-set -- $(harm_counts)
-hc0=$1 hs0=$2
-perf record -q -e cpu-clock:u -F 499 -g -o "$tmp/harm-norow.data" -- \
-	"$harm" norow 3 >/dev/null 2>"$tmp/harm-norow.err"
-# shellcheck disable=SC2046 # two words
-set -- $(harm_counts)
-hc1=$1 hs1=$2
-r=$(perf_stacks "$tmp/harm-norow.data" | awk '$2 == "hm_norow" { t += $1
-	if ($3 == "hm_norow" && $4 == "hm_norow" && $5 == "hm_norow" &&
-	    $6 == "hm_norow" && $7 == "hm_spin_norow" && $8 == "hm_outer" &&
-	    $9 == "main") c += $1 }
-	END { printf "%d %d\n", t, c }')
+harm_profile norow hm_norow hm_norow hm_norow hm_norow hm_norow \
+	hm_spin_norow hm_outer main
 echo "FIGURE harm norow: walks_compared $((hc1 - hc0)) shorter $((hs1 - hs0))" \
 	"stacks ${r% *} complete ${r#* }"
 # shellcheck disable=SC2086 # two words
@@ -1053,9 +1062,7 @@ set -- $r
 check "a recursion without SFrame rows in an SFrame program: complete by the frame pointer, frame after frame" \
 	"$2 of $1 stacks in hm_norow complete (want >= 95%): $(perf_stacks "$tmp/harm-norow.data" | cut -d' ' -f2- | sort | uniq -c | sort -rn | head -3 | tr '\n' ';')" \
 	[ "$1" -ge 20 -a $(($2 * 100)) -ge $((95 * $1)) ]
-check "a recursion without SFrame rows: no walk shorter than the kernel's frame-pointer walk" \
-	"$((hs1 - hs0)) of $((hc1 - hc0)) walks shorter: $(grep harm "$hooks" | tr '\n' ';')" \
-	[ $((hc1 - hc0)) -gt 0 -a "$hs1" -eq "$hs0" ]
+harm_no_shorter "a recursion without SFrame rows"
 
 # --- attach, detach and rmmod under system-wide sampling --------------------
 # perf samples until a second after the rmmod (stop file; 30 s at most).
